@@ -1,0 +1,8 @@
+// The public face of the toolkit: `import Quire` brings in every stage of the pipeline.
+@_exported import QuireContainer
+@_exported import QuireCore
+@_exported import QuireXML
+
+public enum QuireVersion {
+    public static let string = "0.1.0"
+}

@@ -1,0 +1,250 @@
+import Foundation
+import QuireCore
+import QuireXML
+
+/// An opened EPUB: the archive plus its parsed publication. Resources are read on demand, with
+/// obfuscated fonts de-obfuscated on the way out.
+public final class EPUBContainer: Sendable {
+    public static let containerPath = "META-INF/container.xml"
+    public static let encryptionPath = "META-INF/encryption.xml"
+    public static let epubMediaType = "application/epub+zip"
+    public static let packageMediaType = "application/oebps-package+xml"
+
+    public let archive: ZipArchive
+    public let publication: Publication
+    private let idpfKey: [UInt8]?
+    private let adobeKey: [UInt8]?
+
+    /// Opens and validates a book. Throws a `QuireError` for anything that stops the book; recoverable
+    /// problems end up in `publication.warnings`.
+    public static func open(path: String, limits: Limits = .standard) throws -> EPUBContainer {
+        try InputFile.checkReadable(path)
+        switch try InputFile.sniff(path) {
+        case .pdf: throw QuireError.unsupported("PDF input is not yet supported: \(path)")
+        case .zip: break
+        case .empty: throw QuireError.notAnEPUB("\(path) is empty")
+        case .other: throw QuireError.notAnEPUB("\(path) is not a zip archive")
+        }
+        let archive = try ZipArchive(path: path, limits: limits)
+        return try EPUBContainer(archive: archive, limits: limits)
+    }
+
+    init(archive: ZipArchive, limits: Limits) throws {
+        self.archive = archive
+        var warnings: [Warning] = []
+        guard !archive.entries.isEmpty else { throw QuireError.notAnEPUB("\(archive.path) is an empty archive") }
+
+        if let mimetype = archive.entry(named: "mimetype") {
+            let bytes = try archive.read(mimetype)
+            let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+            guard text == Self.epubMediaType else {
+                throw QuireError.notAnEPUB("the mimetype entry says '\(text.prefix(80))'")
+            }
+            if mimetype.index != 0 { warnings.append(Warning("ocf", "the mimetype entry is not the first in the archive")) }
+        } else {
+            warnings.append(Warning("ocf", "the archive has no mimetype entry"))
+        }
+
+        // DRM first: an encrypted book is refused before anything else is read.
+        var encryption: [String: EncryptionAlgorithm] = [:]
+        if archive.contains(Self.encryptionPath) {
+            let tree = try XMLParser.parse(archive.read(Self.encryptionPath), path: Self.encryptionPath, mode: .recover, limits: limits)
+            encryption = FontObfuscation.parse(tree)
+            for (path, algorithm) in encryption.sorted(by: { $0.key < $1.key }) {
+                if case .other(let name) = algorithm {
+                    throw QuireError.drmProtected("\(path) is encrypted with \(name.isEmpty ? "an unnamed algorithm" : name)")
+                }
+            }
+        }
+        if let encrypted = archive.entries.first(where: \.isEncrypted) {
+            throw QuireError.drmProtected("archive entry \(encrypted.name) is encrypted")
+        }
+
+        guard archive.contains(Self.containerPath) else { throw QuireError.missingContainer }
+        let containerTree = try XMLParser.parse(
+            archive.read(Self.containerPath), path: Self.containerPath, mode: .recover, limits: limits)
+        warnings += containerTree.warnings
+        let rootfiles = (containerTree.root?.descendants("rootfile") ?? []).filter {
+            ($0.attribute("media-type") ?? Self.packageMediaType).trimmingWhitespace() == Self.packageMediaType
+        }.compactMap { $0.attribute("full-path").flatMap { Href.resolve($0, relativeTo: "")?.path } }
+        guard let packagePath = rootfiles.first else {
+            throw QuireError.invalidPackageDocument("container.xml names no package document")
+        }
+        guard archive.contains(packagePath) else {
+            throw QuireError.invalidPackageDocument("\(packagePath) (named in container.xml) is not in the archive")
+        }
+        if rootfiles.count > 1 {
+            warnings.append(Warning("ocf", "\(rootfiles.count) renditions; using the first, \(packagePath)"))
+        }
+
+        let packageTree: XMLTree
+        do {
+            packageTree = try XMLParser.parse(archive.read(packagePath), path: packagePath, mode: .recover, limits: limits)
+        } catch let error as QuireError {
+            if case .invalidXML(_, let reason) = error { throw QuireError.invalidPackageDocument("\(packagePath): \(reason)") }
+            throw error
+        }
+        warnings += packageTree.warnings
+        var parser = PackageDocumentParser(tree: packageTree, packagePath: packagePath)
+        let package = try parser.parse()
+        warnings += parser.warnings
+
+        // Spine documents are required; every other missing resource is only a warning.
+        for spineItem in package.spine {
+            let item = package.manifest.first { $0.id == spineItem.idref }!
+            guard let path = item.path else {
+                throw QuireError.missingResource(href: item.href, context: "spine item '\(item.id)' is outside the container")
+            }
+            guard archive.contains(path) else {
+                throw QuireError.missingResource(href: item.href, context: "spine item '\(item.id)' is not in the archive")
+            }
+        }
+        let spineIDs = Set(package.spine.map(\.idref))
+        for item in package.manifest where !spineIDs.contains(item.id) {
+            if let path = item.path, !archive.contains(path) {
+                warnings.append(Warning("missing-resource", "manifest item '\(item.id)' (\(item.href)) is not in the archive"))
+            }
+        }
+        for (path, _) in encryption.sorted(by: { $0.key < $1.key }) {
+            let mediaType = package.manifest.first { $0.path == path }?.mediaType ?? ""
+            if !mediaType.contains("font") && !path.lowercased().hasSuffix(".otf") && !path.lowercased().hasSuffix(".ttf")
+                && !path.lowercased().hasSuffix(".woff") && !path.lowercased().hasSuffix(".woff2")
+            {
+                warnings.append(Warning("obfuscation", "\(path) is obfuscated but is not a font"))
+            }
+        }
+
+        let navigation = Self.readNavigation(
+            archive: archive, package: package, packagePath: packagePath, limits: limits, warnings: &warnings)
+
+        var publication = Publication(
+            packagePath: packagePath, version: package.version, metadata: package.metadata,
+            manifest: package.manifest, spine: package.spine, pageProgression: package.progression,
+            navigation: navigation, encryption: encryption, rootfiles: rootfiles, warnings: [])
+        if publication.navigation.landmarks.isEmpty && !package.guide.isEmpty {
+            publication.navigation.landmarks = package.guide
+        }
+        Self.checkTargets(publication.navigation, archive: archive, warnings: &warnings)
+        publication.warnings = warnings
+        self.publication = publication
+
+        let uniqueIdentifier = package.metadata.uniqueIdentifier ?? ""
+        idpfKey = encryption.values.contains(.idpfObfuscation) ? FontObfuscation.idpfKey(uniqueIdentifier: uniqueIdentifier) : nil
+        adobeKey =
+            encryption.values.contains(.adobeObfuscation)
+            ? FontObfuscation.adobeKey(identifiers: [uniqueIdentifier] + package.metadata.identifiers.map(\.value)) : nil
+    }
+
+    private static func readNavigation(
+        archive: ZipArchive, package: (
+            version: String, metadata: Metadata, manifest: [ManifestItem], spine: [SpineItem],
+            progression: ReadingProgression, ncxID: String?, guide: [NavPoint]
+        ), packagePath: String, limits: Limits, warnings: inout [Warning]
+    ) -> Navigation {
+        if let navItem = package.manifest.first(where: { $0.hasProperty("nav") }), let path = navItem.path {
+            do {
+                let bytes = try archive.read(path)
+                let tree: XMLTree
+                do {
+                    tree = try XMLParser.parse(bytes, path: path, mode: .recover, limits: limits)
+                } catch QuireError.invalidXML {
+                    tree = try XMLParser.parse(bytes, path: path, mode: .html, limits: limits)
+                }
+                warnings += tree.warnings
+                let navigation = NavigationParser.parseNavDocument(tree, path: path)
+                if !navigation.toc.isEmpty { return navigation }
+                warnings.append(Warning("navigation", "the nav document \(path) has no toc; trying the NCX"))
+            } catch {
+                warnings.append(Warning("navigation", "cannot read the nav document \(path): \(error)"))
+            }
+        }
+        let ncxItem =
+            package.ncxID.flatMap { id in package.manifest.first { $0.id == id } }
+            ?? package.manifest.first { $0.mediaType == "application/x-dtbncx+xml" }
+        if let ncxItem, let path = ncxItem.path {
+            do {
+                let tree = try XMLParser.parse(archive.read(path), path: path, mode: .recover, limits: limits)
+                warnings += tree.warnings
+                return NavigationParser.parseNCX(tree, path: path)
+            } catch {
+                warnings.append(Warning("navigation", "cannot read the NCX \(path): \(error)"))
+            }
+        }
+        warnings.append(Warning("navigation", "the book has no table of contents"))
+        return Navigation()
+    }
+
+    private static func checkTargets(_ navigation: Navigation, archive: ZipArchive, warnings: inout [Warning]) {
+        func check(_ points: [NavPoint], _ kind: String) {
+            for point in points {
+                if let href = point.href, point.target == nil, !Href.isExternal(href) {
+                    warnings.append(Warning("navigation", "\(kind) entry '\(point.title)' points outside the book: \(href)"))
+                } else if let target = point.target, !archive.contains(target.path) {
+                    warnings.append(Warning("navigation", "\(kind) entry '\(point.title)' points to a missing resource: \(target.path)"))
+                }
+                check(point.children, kind)
+            }
+        }
+        check(navigation.toc, "toc")
+        check(navigation.pageList, "page-list")
+        check(navigation.landmarks, "landmarks")
+    }
+
+    /// Reads a resource by archive path, de-obfuscating fonts.
+    public func read(path: String) throws -> [UInt8] {
+        var bytes = try archive.read(path)
+        switch publication.encryption[path] {
+        case .idpfObfuscation:
+            FontObfuscation.apply(key: idpfKey ?? [], length: FontObfuscation.idpfLength, to: &bytes)
+        case .adobeObfuscation:
+            guard let adobeKey else {
+                throw QuireError.invalidPackageDocument("\(path) uses Adobe obfuscation but the book has no UUID identifier")
+            }
+            FontObfuscation.apply(key: adobeKey, length: FontObfuscation.adobeLength, to: &bytes)
+        case .other(let algorithm):
+            throw QuireError.drmProtected("\(path) is encrypted with \(algorithm)")
+        case nil:
+            break
+        }
+        return bytes
+    }
+
+    public func read(_ item: ManifestItem) throws -> [UInt8] {
+        guard let path = item.path else {
+            throw QuireError.missingResource(href: item.href, context: "outside the container")
+        }
+        return try read(path: path)
+    }
+}
+
+/// What kind of file a path holds, from its first bytes.
+public enum InputFile {
+    public enum Kind: Sendable { case zip, pdf, empty, other }
+
+    public static func checkReadable(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw QuireError.notFound(path: path)
+        }
+        if isDirectory.boolValue { throw QuireError.cannotOpen(path: path, reason: "it is a directory") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw QuireError.cannotOpen(path: path, reason: "permission denied")
+        }
+    }
+
+    public static func sniff(_ path: String) throws -> Kind {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw QuireError.cannotOpen(path: path, reason: "cannot be read")
+        }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 1024)) ?? Data())
+        if head.isEmpty { return .empty }
+        if head.starts(with: Array("PK".utf8)) { return .zip }
+        // PDF headers may follow a little garbage; readers accept %PDF- within the first KiB.
+        let pdf = Array("%PDF-".utf8)
+        if head.count >= pdf.count, (0...(head.count - pdf.count)).contains(where: { head[$0..<($0 + pdf.count)].elementsEqual(pdf) }) {
+            return .pdf
+        }
+        return .other
+    }
+}

@@ -1,0 +1,211 @@
+import QuireCore
+
+/// `rendition:layout`, per book and per spine item.
+public enum Layout: String, Sendable, Hashable {
+    case reflowable
+    case prePaginated = "pre-paginated"
+}
+
+public enum ReadingProgression: String, Sendable, Hashable {
+    case ltr, rtl
+    case auto = "default"
+}
+
+public struct Title: Sendable, Hashable {
+    public var value: String
+    /// EPUB 3 `title-type` (main, subtitle, short, collection, edition, expanded).
+    public var type: String?
+    public var language: String?
+}
+
+public struct Contributor: Sendable, Hashable {
+    public var name: String
+    /// MARC relator codes (`aut`, `ill`, `edt`, …), from `opf:role` or EPUB 3 `role` refinements.
+    public var roles: [String]
+    public var fileAs: String?
+}
+
+public struct Identifier: Sendable, Hashable {
+    public var id: String?
+    public var value: String
+    public var scheme: String?
+}
+
+public struct DateEntry: Sendable, Hashable {
+    public var value: String
+    /// EPUB 2 `opf:event` (publication, modification, …); nil for EPUB 3 `dc:date`.
+    public var event: String?
+}
+
+public struct Metadata: Sendable, Hashable {
+    public var titles: [Title] = []
+    public var creators: [Contributor] = []
+    public var contributors: [Contributor] = []
+    public var languages: [String] = []
+    public var identifiers: [Identifier] = []
+    /// The value of the identifier named by the package's `unique-identifier`.
+    public var uniqueIdentifier: String?
+    public var publishers: [String] = []
+    public var dates: [DateEntry] = []
+    public var modified: String?
+    public var description: String?
+    public var subjects: [String] = []
+    public var rights: String?
+    public var layout: Layout = .reflowable
+    public var orientation: String?
+    public var spread: String?
+    public var flow: String?
+    /// EPUB 2 `<meta name="cover" content="id">`.
+    public var coverItemID: String?
+
+    /// The main title: the one refined as `main`, else the first.
+    public var title: String? {
+        (titles.first { $0.type == "main" } ?? titles.first)?.value
+    }
+}
+
+public struct ManifestItem: Sendable, Hashable {
+    public var id: String
+    /// The href as written in the package document.
+    public var href: String
+    /// The archive path it resolves to (nil when it points outside the container).
+    public var path: String?
+    public var mediaType: String
+    public var properties: [String]
+    public var fallback: String?
+    public var mediaOverlay: String?
+
+    public func hasProperty(_ name: String) -> Bool { properties.contains(name) }
+}
+
+public struct SpineItem: Sendable, Hashable {
+    public var index: Int
+    public var idref: String
+    public var id: String?
+    public var linear: Bool
+    public var properties: [String]
+    /// Per-item `rendition:layout-*` override, else the book's layout.
+    public var layout: Layout
+    /// `page-spread-left`, `page-spread-right`, `page-spread-center` (or nil).
+    public var pageSpread: String?
+}
+
+/// One entry of a navigation tree (TOC, page-list, landmarks).
+public struct NavPoint: Sendable, Hashable {
+    public var title: String
+    /// The href as written.
+    public var href: String?
+    /// The target in the archive, when it resolves inside the book.
+    public var target: ResourceRef?
+    /// `epub:type` of the link (landmarks: `toc`, `bodymatter`, `cover`, …).
+    public var type: String?
+    public var children: [NavPoint]
+
+    public init(title: String, href: String?, target: ResourceRef?, type: String? = nil, children: [NavPoint] = []) {
+        self.title = title
+        self.href = href
+        self.target = target
+        self.type = type
+        self.children = children
+    }
+
+    /// This entry and all its descendants.
+    public var count: Int { 1 + children.reduce(0) { $0 + $1.count } }
+    public var depth: Int { 1 + (children.map(\.depth).max() ?? 0) }
+}
+
+public struct Navigation: Sendable, Hashable {
+    public enum Source: String, Sendable, Hashable {
+        case navDocument = "nav"
+        case ncx
+        case none
+    }
+
+    public var source: Source = .none
+    public var toc: [NavPoint] = []
+    public var pageList: [NavPoint] = []
+    public var landmarks: [NavPoint] = []
+
+    public static func total(_ points: [NavPoint]) -> Int { points.reduce(0) { $0 + $1.count } }
+    public static func depth(_ points: [NavPoint]) -> Int { points.map(\.depth).max() ?? 0 }
+}
+
+/// How an encrypted resource is protected.
+public enum EncryptionAlgorithm: Sendable, Hashable {
+    /// IDPF font obfuscation (http://www.idpf.org/2008/embedding): first 1040 bytes XOR SHA-1 of the unique identifier.
+    case idpfObfuscation
+    /// Adobe font mangling (http://ns.adobe.com/pdf/enc#RC): first 1024 bytes XOR the 16-byte UUID.
+    case adobeObfuscation
+    /// Anything else: DRM. The book is refused.
+    case other(String)
+}
+
+/// The parsed book: what `quire info` shows and every later stage reads.
+public struct Publication: Sendable {
+    public var packagePath: String
+    public var version: String
+    public var metadata: Metadata
+    public var manifest: [ManifestItem]
+    public var spine: [SpineItem]
+    public var pageProgression: ReadingProgression
+    public var navigation: Navigation
+    /// Archive path → algorithm, for resources listed in META-INF/encryption.xml.
+    public var encryption: [String: EncryptionAlgorithm]
+    /// Every package document listed in container.xml (the first is the one used).
+    public var rootfiles: [String]
+    public var warnings: [Warning]
+
+    let manifestIndexByID: [String: Int]
+    let manifestIndexByPath: [String: Int]
+
+    init(
+        packagePath: String, version: String, metadata: Metadata, manifest: [ManifestItem], spine: [SpineItem],
+        pageProgression: ReadingProgression, navigation: Navigation, encryption: [String: EncryptionAlgorithm],
+        rootfiles: [String], warnings: [Warning]
+    ) {
+        self.packagePath = packagePath
+        self.version = version
+        self.metadata = metadata
+        self.manifest = manifest
+        self.spine = spine
+        self.pageProgression = pageProgression
+        self.navigation = navigation
+        self.encryption = encryption
+        self.rootfiles = rootfiles
+        self.warnings = warnings
+        var byID: [String: Int] = [:]
+        var byPath: [String: Int] = [:]
+        for (index, item) in manifest.enumerated() {
+            if byID[item.id] == nil { byID[item.id] = index }
+            if let path = item.path, byPath[path] == nil { byPath[path] = index }
+        }
+        manifestIndexByID = byID
+        manifestIndexByPath = byPath
+    }
+
+    public func manifestItem(id: String) -> ManifestItem? { manifestIndexByID[id].map { manifest[$0] } }
+    public func manifestItem(path: String) -> ManifestItem? { manifestIndexByPath[path].map { manifest[$0] } }
+
+    /// The manifest item of a spine entry.
+    public func item(for spineItem: SpineItem) -> ManifestItem? { manifestItem(id: spineItem.idref) }
+
+    /// The item and its fallbacks, in order, stopping at a cycle.
+    public func fallbackChain(of item: ManifestItem) -> [ManifestItem] {
+        var chain = [item]
+        var seen: Set<String> = [item.id]
+        var current = item
+        while let next = current.fallback.flatMap(manifestItem(id:)), seen.insert(next.id).inserted {
+            chain.append(next)
+            current = next
+        }
+        return chain
+    }
+
+    /// Index of the spine item whose document is at `path`.
+    public func spineIndex(path: String) -> Int? {
+        guard let item = manifestItem(path: path) else { return nil }
+        return spine.firstIndex { $0.idref == item.id }
+    }
+
+    public var isFixedLayout: Bool { metadata.layout == .prePaginated }
+}

@@ -1,0 +1,182 @@
+import CZip
+import Foundation
+import QuireCore
+
+/// One entry of the central directory.
+public struct ZipEntry: Sendable, Hashable {
+    public var index: Int
+    public var name: String
+    public var compressedSize: Int64
+    public var uncompressedSize: Int64
+    /// 0 stored, 8 deflated, others as in the ZIP specification.
+    public var compressionMethod: Int32
+    public var isEncrypted: Bool
+    public var isDirectory: Bool { name.hasSuffix("/") }
+}
+
+/// A read-only zip archive through libzip. Entries are read on demand into memory, never
+/// extracted to disk. libzip's archive handle is not thread-safe, so reads are serialised.
+public final class ZipArchive: @unchecked Sendable {
+    public let path: String
+    public let entries: [ZipEntry]
+    private let entryIndexByName: [String: Int]
+    private let handle: OpaquePointer
+    private let lock = NSLock()
+    public let limits: Limits
+
+    public init(path: String, limits: Limits = .standard) throws {
+        self.path = path
+        self.limits = limits
+        var errorCode: Int32 = 0
+        guard let handle = zip_open(path, ZIP_RDONLY, &errorCode) else {
+            throw ZipArchive.openError(code: errorCode, path: path)
+        }
+        self.handle = handle
+        do {
+            entries = try ZipArchive.readDirectory(handle, limits: limits)
+        } catch {
+            zip_discard(handle)
+            throw error
+        }
+        var byName: [String: Int] = [:]
+        byName.reserveCapacity(entries.count)
+        for entry in entries where byName[entry.name] == nil { byName[entry.name] = entry.index }
+        entryIndexByName = byName
+    }
+
+    deinit { zip_discard(handle) }
+
+    public func entry(named name: String) -> ZipEntry? {
+        entryIndexByName[name].map { entries[$0] }
+    }
+
+    public func contains(_ name: String) -> Bool { entryIndexByName[name] != nil }
+
+    /// Reads a whole entry. The uncompressed size is checked against the limits before reading,
+    /// and the read stops at the declared size so a lying header cannot inflate past it.
+    public func read(_ name: String) throws -> [UInt8] {
+        guard let entry = entry(named: name) else {
+            throw QuireError.missingResource(href: name, context: "not in the archive")
+        }
+        return try read(entry)
+    }
+
+    public func read(_ entry: ZipEntry) throws -> [UInt8] {
+        guard !entry.isEncrypted else {
+            throw QuireError.drmProtected("archive entry \(entry.name) is encrypted")
+        }
+        let size = Int(entry.uncompressedSize)
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file = zip_fopen_index(handle, zip_uint64_t(entry.index), 0) else {
+            throw QuireError.corruptArchive("cannot open entry \(entry.name): \(archiveErrorMessage())")
+        }
+        defer { zip_fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                zip_fread(file, buffer.baseAddress! + filled, zip_uint64_t(size - filled))
+            }
+            if count < 0 {
+                throw QuireError.corruptArchive("cannot read entry \(entry.name): \(fileErrorMessage(file))")
+            }
+            if count == 0 { break }
+            filled += Int(count)
+        }
+        guard filled == size else {
+            throw QuireError.corruptArchive("entry \(entry.name) is shorter than its declared size")
+        }
+        return bytes
+    }
+
+    private func archiveErrorMessage() -> String {
+        String(cString: zip_strerror(handle))
+    }
+
+    private func fileErrorMessage(_ file: OpaquePointer) -> String {
+        String(cString: zip_file_strerror(file))
+    }
+
+    private static func readDirectory(_ handle: OpaquePointer, limits: Limits) throws -> [ZipEntry] {
+        let count = zip_get_num_entries(handle, 0)
+        guard count >= 0 else { throw QuireError.corruptArchive("unreadable central directory") }
+        guard count <= limits.maxEntryCount else {
+            throw QuireError.limitExceeded(
+                limit: "max-entries", detail: "the archive has \(count) entries (limit \(limits.maxEntryCount))")
+        }
+        var entries: [ZipEntry] = []
+        entries.reserveCapacity(Int(count))
+        var total: Int64 = 0
+        var info = zip_stat_t()
+        for index in 0..<count {
+            zip_stat_init(&info)
+            guard zip_stat_index(handle, zip_uint64_t(index), zip_flags_t(ZIP_FL_ENC_GUESS), &info) == 0,
+                let rawName = info.name
+            else {
+                throw QuireError.corruptArchive("unreadable directory entry \(index)")
+            }
+            let name = String(cString: rawName)
+            try checkEntryName(name)
+            let entry = ZipEntry(
+                index: Int(index), name: name,
+                compressedSize: Int64(info.comp_size), uncompressedSize: Int64(info.size),
+                compressionMethod: Int32(info.comp_method),
+                isEncrypted: info.encryption_method != 0)
+            try checkSize(entry, limits: limits)
+            total += entry.uncompressedSize
+            guard total <= limits.maxTotalUncompressedSize else {
+                throw QuireError.limitExceeded(
+                    limit: "max-total-size",
+                    detail: "entries expand to more than \(limits.maxTotalUncompressedSize) bytes")
+            }
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    /// Entry names are archive paths, never disk paths; a name that could escape a root is refused.
+    static func checkEntryName(_ name: String) throws {
+        if name.hasPrefix("/") || name.hasPrefix("\\") || name.contains("\0") {
+            throw QuireError.unsafeEntryName(name)
+        }
+        if name.count >= 2, name.dropFirst().first == ":" { throw QuireError.unsafeEntryName(name) }
+        let segments = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
+        if segments.contains(where: { $0 == ".." }) { throw QuireError.unsafeEntryName(name) }
+    }
+
+    static func checkSize(_ entry: ZipEntry, limits: Limits) throws {
+        guard entry.uncompressedSize <= limits.maxEntryUncompressedSize else {
+            throw QuireError.limitExceeded(
+                limit: "max-entry-size",
+                detail: "\(entry.name) expands to \(entry.uncompressedSize) bytes (limit \(limits.maxEntryUncompressedSize))")
+        }
+        if entry.uncompressedSize >= Limits.compressionRatioMinimumSize {
+            let ratio = entry.uncompressedSize / max(entry.compressedSize, 1)
+            guard ratio <= limits.maxCompressionRatio else {
+                throw QuireError.limitExceeded(
+                    limit: "max-compression-ratio",
+                    detail: "\(entry.name) compresses \(ratio):1 (limit \(limits.maxCompressionRatio):1), a zip bomb")
+            }
+        }
+    }
+
+    private static func openError(code: Int32, path: String) -> QuireError {
+        switch code {
+        case ZIP_ER_NOENT: return .notFound(path: path)
+        case ZIP_ER_NOZIP: return .notAnEPUB("\(path) is not a zip archive")
+        case ZIP_ER_INCONS: return .corruptArchive("\(path): inconsistent zip structure (truncated or damaged)")
+        case ZIP_ER_OPEN, ZIP_ER_READ, ZIP_ER_SEEK:
+            return .cannotOpen(path: path, reason: zipErrorString(code))
+        case ZIP_ER_MEMORY: return .io("out of memory opening \(path)")
+        default: return .corruptArchive("\(path): \(zipErrorString(code))")
+        }
+    }
+
+    private static func zipErrorString(_ code: Int32) -> String {
+        var error = zip_error_t()
+        zip_error_init_with_code(&error, code)
+        defer { zip_error_fini(&error) }
+        return String(cString: zip_error_strerror(&error))
+    }
+}

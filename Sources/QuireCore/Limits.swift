@@ -1,0 +1,43 @@
+/// Safety limits for untrusted books. Defaults are generous for real books and small enough that a
+/// hostile archive cannot exhaust memory; every one can be raised from the CLI (`--max-*` flags).
+public struct Limits: Sendable, Equatable {
+    public static let defaultMaxEntryCount = 50_000
+    public static let defaultMaxTotalUncompressedSize: Int64 = 4 << 30  // 4 GiB
+    public static let defaultMaxEntryUncompressedSize: Int64 = 1 << 30  // 1 GiB
+    /// Deflate tops out near 1032:1; real XHTML and CSS stay well under 50:1.
+    public static let defaultMaxCompressionRatio = 200
+    /// The ratio check only applies to entries at least this large, so tiny runs of zeros pass.
+    public static let compressionRatioMinimumSize: Int64 = 1 << 20  // 1 MiB
+    public static let defaultMaxXMLDocumentSize = 256 << 20  // 256 MiB
+    public static let defaultMaxXMLDepth = 1_000
+
+    public var maxEntryCount = Limits.defaultMaxEntryCount
+    public var maxTotalUncompressedSize = Limits.defaultMaxTotalUncompressedSize
+    public var maxEntryUncompressedSize = Limits.defaultMaxEntryUncompressedSize
+    public var maxCompressionRatio = Limits.defaultMaxCompressionRatio
+    public var maxXMLDocumentSize = Limits.defaultMaxXMLDocumentSize
+    public var maxXMLDepth = Limits.defaultMaxXMLDepth
+
+    public init() {}
+
+    public static let standard = Limits()
+}
+
+/// Parses sizes like `512M`, `2G`, `1048576`.
+public func parseByteSize(_ text: String) -> Int64? {
+    var digits = Substring(text.trimmingWhitespace())
+    var multiplier: Int64 = 1
+    if let last = digits.last?.uppercased() {
+        switch last {
+        case "K": multiplier = 1 << 10
+        case "M": multiplier = 1 << 20
+        case "G": multiplier = 1 << 30
+        case "T": multiplier = 1 << 40
+        default: break
+        }
+        if multiplier != 1 { digits = digits.dropLast() }
+    }
+    guard let value = Int64(digits), value >= 0 else { return nil }
+    let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+    return overflow ? nil : product
+}

@@ -1,0 +1,253 @@
+@preconcurrency import CLibXML2
+import QuireCore
+
+/// Parses XML and HTML with libxml2 under options that are safe for untrusted books:
+/// no network, no external entity or DTD loading, no entity substitution by libxml2 (so no
+/// expansion bombs), libxml2's default size and depth limits (never XML_PARSE_HUGE).
+public enum XMLParser {
+    public enum Mode: Sendable {
+        /// Well-formed XML required; an error is fatal.
+        case strict
+        /// XML with libxml2's recovery; a warning is recorded when recovery was needed.
+        case recover
+        /// The HTML parser (tag soup), always recovering; elements get the XHTML namespace.
+        case html
+    }
+
+    /// The option set used for XML documents. Tests check NOENT, DTDLOAD and HUGE are absent.
+    public static let xmlOptions: Int32 = {
+        let options: [xmlParserOption] = [XML_PARSE_NONET, XML_PARSE_NOERROR, XML_PARSE_NOWARNING, XML_PARSE_NOCDATA]
+        return options.reduce(Int32(0)) { $0 | Int32(bitPattern: $1.rawValue) }
+    }()
+
+    public static let htmlOptions: Int32 = {
+        let options: [htmlParserOption] = [
+            HTML_PARSE_RECOVER, HTML_PARSE_NONET, HTML_PARSE_NOERROR, HTML_PARSE_NOWARNING, HTML_PARSE_NOIMPLIED,
+        ]
+        return options.reduce(Int32(0)) { $0 | Int32(bitPattern: $1.rawValue) }
+    }()
+
+    /// Internal entities longer than this are not expanded (they are never needed in books).
+    public static let maxEntityReplacementLength = 4096
+    /// Total text that entity references may add to one document.
+    public static let maxEntityExpansionTotal = 1 << 20
+
+    /// Installs the refusing external-entity loader once per process.
+    private static let setUp: Void = {
+        xmlInitParser()
+        xmlSetExternalEntityLoader { _, _, _ in nil }
+    }()
+
+    public static func parse(
+        _ bytes: [UInt8], path: String, mode: Mode = .strict, limits: Limits = .standard
+    ) throws -> XMLTree {
+        _ = setUp
+        guard bytes.count <= limits.maxXMLDocumentSize else {
+            throw QuireError.limitExceeded(
+                limit: "max-xml-size", detail: "\(path) is \(bytes.count) bytes (limit \(limits.maxXMLDocumentSize))")
+        }
+        switch mode {
+        case .strict, .recover:
+            return try parseXML(bytes, path: path, recover: mode == .recover, limits: limits)
+        case .html:
+            return try parseHTML(bytes, path: path, limits: limits)
+        }
+    }
+
+    private static func parseXML(_ bytes: [UInt8], path: String, recover: Bool, limits: Limits) throws -> XMLTree {
+        guard let context = xmlNewParserCtxt() else { throw QuireError.io("libxml2 could not allocate a parser") }
+        defer { xmlFreeParserCtxt(context) }
+        let options = xmlOptions | (recover ? Int32(bitPattern: XML_PARSE_RECOVER.rawValue) : 0)
+        let document = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
+                xmlCtxtReadMemory(context, $0, Int32(buffer.count), path, nil, options)
+            }
+        }
+        defer { if let document { xmlFreeDoc(document) } }
+        let wellFormed = context.pointee.wellFormed != 0
+        let errorText = lastError(context)
+        if isEntityAbuse(context) {
+            throw QuireError.limitExceeded(limit: "xml-entities", detail: "\(path): \(errorText ?? "entity expansion")")
+        }
+        guard let document, let root = xmlDocGetRootElement(document) else {
+            throw QuireError.invalidXML(document: path, reason: errorText ?? "no document element")
+        }
+        if !wellFormed && !recover {
+            throw QuireError.invalidXML(document: path, reason: errorText ?? "not well-formed")
+        }
+        var builder = XMLTreeBuilder()
+        if !wellFormed {
+            builder.warnings.append(Warning("xml-recovered", "\(path): \(errorText ?? "not well-formed"); recovered"))
+        }
+        try walk(root: root, document: document, html: false, into: &builder, path: path, limits: limits)
+        return XMLTree(builder: builder, documentPath: path)
+    }
+
+    private static func parseHTML(_ bytes: [UInt8], path: String, limits: Limits) throws -> XMLTree {
+        guard let context = htmlNewParserCtxt() else { throw QuireError.io("libxml2 could not allocate a parser") }
+        defer { htmlFreeParserCtxt(context) }
+        let document = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(buffer.count, 1)) {
+                htmlCtxtReadMemory(context, $0, Int32(buffer.count), path, "UTF-8", htmlOptions)
+            }
+        }
+        defer { if let document { xmlFreeDoc(document) } }
+        guard let document, let root = xmlDocGetRootElement(document) else {
+            throw QuireError.invalidXML(document: path, reason: lastError(context) ?? "no document element")
+        }
+        var builder = XMLTreeBuilder()
+        try walk(root: root, document: document, html: true, into: &builder, path: path, limits: limits)
+        return XMLTree(builder: builder, documentPath: path)
+    }
+
+    private static func lastError(_ context: xmlParserCtxtPtr) -> String? {
+        guard let error = xmlCtxtGetLastError(context), error.pointee.code != 0 else { return nil }
+        let message = error.pointee.message.map { String(cString: $0).collapsingWhitespace() } ?? "error \(error.pointee.code)"
+        return error.pointee.line > 0 ? "line \(error.pointee.line): \(message)" : message
+    }
+
+    private static func isEntityAbuse(_ context: xmlParserCtxtPtr) -> Bool {
+        guard let error = xmlCtxtGetLastError(context) else { return false }
+        let code = error.pointee.code
+        return code == Int32(XML_ERR_ENTITY_LOOP.rawValue)
+            || code == Int32(XML_ERR_ENTITY_BOUNDARY.rawValue)
+            || (error.pointee.message.map { String(cString: $0).contains("amplification") } ?? false)
+    }
+
+    /// Walks libxml2's tree without recursion, copying it into the builder.
+    private static func walk(
+        root: xmlNodePtr, document: xmlDocPtr, html: Bool, into builder: inout XMLTreeBuilder, path: String,
+        limits: Limits
+    ) throws {
+        var expandedEntityText = 0
+        var skippedEntities = Set<String>()
+        var node: xmlNodePtr? = root
+        var depth = 0
+        while let current = node {
+            var descend = false
+            switch current.pointee.type {
+            case XML_ELEMENT_NODE:
+                let name = XMLName(
+                    html ? Namespace.xhtml : namespaceURI(current.pointee.ns),
+                    html ? string(current.pointee.name).lowercased() : string(current.pointee.name))
+                builder.openElement(name, attributes: attributes(of: current, html: html))
+                depth += 1
+                guard depth <= limits.maxXMLDepth else {
+                    throw QuireError.limitExceeded(limit: "max-xml-depth", detail: "\(path) nests deeper than \(limits.maxXMLDepth)")
+                }
+                descend = current.pointee.children != nil
+                if !descend {
+                    builder.closeElement()
+                    depth -= 1
+                }
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                builder.appendText(string(current.pointee.content))
+            case XML_ENTITY_REF_NODE:
+                let name = string(current.pointee.name)
+                if let text = entityText(name, document: document, html: html) {
+                    expandedEntityText += text.utf8.count
+                    if expandedEntityText <= maxEntityExpansionTotal {
+                        builder.appendText(text)
+                    } else if skippedEntities.insert(name).inserted {
+                        builder.warnings.append(Warning("xml-entity-skipped", "\(path): entity expansion budget used up at &\(name);"))
+                    }
+                } else if skippedEntities.insert(name).inserted {
+                    builder.warnings.append(Warning("xml-entity-skipped", "\(path): entity &\(name); not expanded"))
+                }
+            default:
+                break  // comments, processing instructions, DTD nodes
+            }
+            if descend {
+                node = current.pointee.children
+                continue
+            }
+            // Move to the next sibling, closing finished elements on the way up.
+            var cursor: xmlNodePtr? = current
+            node = nil
+            while let here = cursor {
+                if here == root { break }
+                if let next = here.pointee.next {
+                    node = next
+                    break
+                }
+                cursor = here.pointee.parent
+                if let parent = cursor, parent.pointee.type == XML_ELEMENT_NODE {
+                    builder.closeElement()
+                    depth -= 1
+                }
+                if cursor == root { break }
+            }
+        }
+    }
+
+    /// Replacement text for an entity reference left in place (libxml2 does not substitute).
+    /// Only short internal entities without markup or nested references are expanded; XHTML's
+    /// named character entities (`&nbsp;` with no DTD loaded) come from libxml2's HTML table.
+    private static func entityText(_ name: String, document: xmlDocPtr, html: Bool) -> String? {
+        if let entity = xmlGetDocEntity(document, name) {
+            guard entity.pointee.etype == XML_INTERNAL_GENERAL_ENTITY || entity.pointee.etype == XML_INTERNAL_PREDEFINED_ENTITY,
+                let content = entity.pointee.content
+            else { return nil }
+            let text = String(cString: content)
+            guard text.utf8.count <= maxEntityReplacementLength, !text.contains("&"), !text.contains("<") else {
+                return nil
+            }
+            return text
+        }
+        if let known = htmlEntityLookup(name), let scalar = Unicode.Scalar(known.pointee.value) {
+            return String(Character(scalar))
+        }
+        return nil
+    }
+
+    private static func attributes(of node: xmlNodePtr, html: Bool) -> [XMLAttribute] {
+        var result: [XMLAttribute] = []
+        var attribute = node.pointee.properties
+        while let current = attribute {
+            var value = ""
+            var child = current.pointee.children
+            while let text = child {
+                if text.pointee.type == XML_TEXT_NODE {
+                    value += string(text.pointee.content)
+                } else if text.pointee.type == XML_ENTITY_REF_NODE, let name = text.pointee.name,
+                    let known = htmlEntityLookup(name), let scalar = Unicode.Scalar(known.pointee.value)
+                {
+                    value.unicodeScalars.append(scalar)
+                }
+                child = text.pointee.next
+            }
+            let local = string(current.pointee.name)
+            var namespace = namespaceURI(current.pointee.ns)
+            if html {
+                // The HTML parser keeps prefixes in the name: map the ones books use.
+                if local.hasPrefix("epub:") {
+                    result.append(XMLAttribute(name: XMLName(Namespace.ops, String(local.dropFirst(5))), value: value))
+                } else if local.hasPrefix("xml:") {
+                    result.append(XMLAttribute(name: XMLName(Namespace.xml, String(local.dropFirst(4))), value: value))
+                } else {
+                    result.append(XMLAttribute(name: XMLName("", local.lowercased()), value: value))
+                }
+            } else {
+                if namespace == "" && local.hasPrefix("xml:") { namespace = Namespace.xml }
+                result.append(XMLAttribute(name: XMLName(namespace, local), value: value))
+            }
+            attribute = current.pointee.next
+        }
+        return result
+    }
+
+    private static func namespaceURI(_ ns: xmlNsPtr?) -> String {
+        guard let ns, let href = ns.pointee.href else { return "" }
+        return string(href)
+    }
+
+    private static func string(_ chars: UnsafePointer<xmlChar>?) -> String {
+        guard let chars else { return "" }
+        return String(cString: chars)
+    }
+
+    private static func string(_ chars: UnsafeMutablePointer<xmlChar>?) -> String {
+        guard let chars else { return "" }
+        return String(cString: chars)
+    }
+}

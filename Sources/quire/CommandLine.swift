@@ -1,0 +1,77 @@
+import Quire
+
+/// Minimal argument scanner: flags with values (`--out DIR` or `--out=DIR`), boolean flags, positionals.
+struct Arguments {
+    private(set) var positionals: [String] = []
+    private var values: [String: String] = [:]
+    private var flags: Set<String> = []
+
+    /// `valued` names flags that take a value; `boolean` names flags that don't. Anything else is a usage error.
+    init(_ arguments: ArraySlice<String>, valued: Set<String>, boolean: Set<String>) throws {
+        var iterator = arguments.makeIterator()
+        var onlyPositionals = false
+        while let argument = iterator.next() {
+            if onlyPositionals || !argument.hasPrefix("--") || argument == "-" {
+                if argument.hasPrefix("-") && argument != "-" && !onlyPositionals {
+                    throw QuireError.usage("unknown option \(argument)")
+                }
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if valued.contains(name) {
+                guard let value = inlineValue ?? iterator.next() else {
+                    throw QuireError.usage("--\(name) needs a value")
+                }
+                values[name] = value
+            } else if boolean.contains(name) {
+                guard inlineValue == nil else { throw QuireError.usage("--\(name) takes no value") }
+                flags.insert(name)
+            } else {
+                throw QuireError.usage("unknown option --\(name)")
+            }
+        }
+    }
+
+    func value(_ name: String) -> String? { values[name] }
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    func integer(_ name: String) throws -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let value = Int(text), value > 0 else { throw QuireError.usage("--\(name) needs a positive integer, not '\(text)'") }
+        return value
+    }
+
+    func byteSize(_ name: String) throws -> Int64? {
+        guard let text = values[name] else { return nil }
+        guard let value = parseByteSize(text), value > 0 else {
+            throw QuireError.usage("--\(name) needs a size such as 512M or 2G, not '\(text)'")
+        }
+        return value
+    }
+
+    /// The `--max-*` flags every command that opens a book accepts.
+    static let limitFlags: Set<String> = [
+        "max-entries", "max-total-size", "max-entry-size", "max-compression-ratio", "max-xml-size", "max-xml-depth",
+    ]
+
+    func limits() throws -> Limits {
+        var limits = Limits()
+        if let value = try integer("max-entries") { limits.maxEntryCount = value }
+        if let value = try byteSize("max-total-size") { limits.maxTotalUncompressedSize = value }
+        if let value = try byteSize("max-entry-size") { limits.maxEntryUncompressedSize = value }
+        if let value = try integer("max-compression-ratio") { limits.maxCompressionRatio = value }
+        if let value = try byteSize("max-xml-size") { limits.maxXMLDocumentSize = Int(value) }
+        if let value = try integer("max-xml-depth") { limits.maxXMLDepth = value }
+        return limits
+    }
+}

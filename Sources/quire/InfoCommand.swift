@@ -1,0 +1,17 @@
+import Quire
+
+enum InfoCommand {
+    static func run(_ arguments: ArraySlice<String>) throws {
+        let options = try Arguments(arguments, valued: Arguments.limitFlags, boolean: ["json"])
+        guard options.positionals.count == 1 else {
+            throw QuireError.usage("info takes one book: quire info BOOK [--json]")
+        }
+        let path = options.positionals[0]
+        let container = try EPUBContainer.open(path: path, limits: try options.limits())
+        if options.flag("json") {
+            writeStdout(PublicationInfo.json(container, file: path).serialized() + "\n")
+        } else {
+            writeStdout(PublicationInfo.text(container))
+        }
+    }
+}

@@ -1,0 +1,50 @@
+@preconcurrency import Glibc
+import Quire
+
+let usage = """
+    usage: quire <command> [options]
+
+    commands:
+      info BOOK [--json]      what is inside an EPUB: metadata, spine, TOC, page-list, resources, warnings
+
+    options for every command that opens a book (raise the safety limits):
+      --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
+      --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
+
+    exit codes: 0 ok, 64 usage, 65 bad data (corrupt, invalid or hostile book), 66 cannot open input,
+    69 unsupported (DRM, not yet supported formats), 73 cannot create output, 74 I/O error
+    """
+
+func printError(_ message: String) {
+    fputs("quire: error: \(message)\n", stderr)
+}
+
+func writeStdout(_ text: String) {
+    fputs(text, stdout)
+}
+
+func run(_ arguments: [String]) throws {
+    guard let command = arguments.first else { throw QuireError.usage("no command given (see quire --help)") }
+    let rest = arguments.dropFirst()
+    switch command {
+    case "info":
+        try InfoCommand.run(rest)
+    case "--help", "-h", "help":
+        writeStdout(usage + "\n")
+    case "--version":
+        writeStdout("quire \(QuireVersion.string)\n")
+    default:
+        throw QuireError.usage("unknown command '\(command)' (see quire --help)")
+    }
+}
+
+do {
+    try run(Array(CommandLine.arguments.dropFirst()))
+    exit(0)
+} catch let error as QuireError {
+    printError(error.description)
+    exit(error.exitCode)
+} catch {
+    printError("\(error)")
+    exit(70)
+}
