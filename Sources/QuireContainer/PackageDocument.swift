@@ -57,12 +57,13 @@ struct PackageDocumentParser {
     }
 
     /// `<meta refines="#id" property="…">` refinements, keyed by the refined id.
-    private func refinements(in metadata: XMLElement) -> [String: [(property: String, value: String)]] {
-        var result: [String: [(property: String, value: String)]] = [:]
+    private func refinements(in metadata: XMLElement) -> [String: [(property: String, value: String, language: String?)]] {
+        var result: [String: [(property: String, value: String, language: String?)]] = [:]
         for meta in metadata.descendants("meta") {
             guard let refines = meta.attribute("refines"), let property = meta.attribute("property") else { continue }
             let id = refines.hasPrefix("#") ? String(refines.dropFirst()) : refines
-            result[id, default: []].append((property.trimmingWhitespace(), meta.textContent.collapsingWhitespace()))
+            result[id, default: []].append(
+                (property.trimmingWhitespace(), meta.textContent.collapsingWhitespace(), meta.attribute("lang", namespace: Namespace.xml)))
         }
         return result
     }
@@ -74,6 +75,12 @@ struct PackageDocumentParser {
             guard let id else { return [] }
             return refines[id]?.filter { $0.property == property }.map(\.value) ?? []
         }
+        func alternates(_ id: String?) -> [AlternateScript] {
+            guard let id else { return [] }
+            return refines[id]?.filter { $0.property == "alternate-script" }.map {
+                AlternateScript(language: $0.language, value: $0.value)
+            } ?? []
+        }
         func contributor(_ dc: XMLElement) -> Contributor {
             var roles = refined(dc.attribute("id"), "role")
             if let role = dc.attribute("role", namespace: Namespace.opf) ?? dc.attribute("role") {
@@ -82,7 +89,9 @@ struct PackageDocumentParser {
             let fileAs =
                 dc.attribute("file-as", namespace: Namespace.opf) ?? dc.attribute("file-as")
                 ?? refined(dc.attribute("id"), "file-as").first
-            return Contributor(name: dc.textContent.collapsingWhitespace(), roles: roles, fileAs: fileAs)
+            return Contributor(
+                name: dc.textContent.collapsingWhitespace(), roles: roles, fileAs: fileAs,
+                alternateScripts: alternates(dc.attribute("id")))
         }
         for dc in element.descendants(nil, Namespace.dc) {
             let value = dc.textContent.collapsingWhitespace()
@@ -90,7 +99,9 @@ struct PackageDocumentParser {
             case "title":
                 guard !value.isEmpty else { continue }
                 metadata.titles.append(
-                    Title(value: value, type: refined(dc.attribute("id"), "title-type").first, language: dc.language))
+                    Title(
+                        value: value, type: refined(dc.attribute("id"), "title-type").first, language: dc.language,
+                        alternateScripts: alternates(dc.attribute("id"))))
             case "creator": metadata.creators.append(contributor(dc))
             case "contributor": metadata.contributors.append(contributor(dc))
             case "language": if !value.isEmpty { metadata.languages.append(value) }
@@ -110,6 +121,20 @@ struct PackageDocumentParser {
             case "rights": if metadata.rights == nil { metadata.rights = value }
             default: break
             }
+        }
+        // EPUB 3 display-seq orders titles and creators when present.
+        func sequence(_ id: String?) -> Int { refined(id, "display-seq").first.flatMap { Int($0) } ?? Int.max }
+        let titleIDs = element.descendants(nil, Namespace.dc).filter { $0.localName == "title" && !$0.textContent.collapsingWhitespace().isEmpty }.map { $0.attribute("id") }
+        if titleIDs.count == metadata.titles.count {
+            metadata.titles = zip(metadata.titles, titleIDs).enumerated().sorted {
+                (sequence($0.element.1), $0.offset) < (sequence($1.element.1), $1.offset)
+            }.map(\.element.0)
+        }
+        let creatorIDs = element.descendants("creator", Namespace.dc).map { $0.attribute("id") }
+        if creatorIDs.count == metadata.creators.count {
+            metadata.creators = zip(metadata.creators, creatorIDs).enumerated().sorted {
+                (sequence($0.element.1), $0.offset) < (sequence($1.element.1), $1.offset)
+            }.map(\.element.0)
         }
         for meta in element.descendants("meta") {
             if let property = meta.attribute("property"), meta.attribute("refines") == nil {

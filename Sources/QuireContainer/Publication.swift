@@ -16,6 +16,13 @@ public struct Title: Sendable, Hashable {
     /// EPUB 3 `title-type` (main, subtitle, short, collection, edition, expanded).
     public var type: String?
     public var language: String?
+    /// EPUB 3 `alternate-script` refinements: the same title in another script (language, text).
+    public var alternateScripts: [AlternateScript] = []
+}
+
+public struct AlternateScript: Sendable, Hashable {
+    public var language: String?
+    public var value: String
 }
 
 public struct Contributor: Sendable, Hashable {
@@ -23,6 +30,7 @@ public struct Contributor: Sendable, Hashable {
     /// MARC relator codes (`aut`, `ill`, `edt`, …), from `opf:role` or EPUB 3 `role` refinements.
     public var roles: [String]
     public var fileAs: String?
+    public var alternateScripts: [AlternateScript] = []
 }
 
 public struct Identifier: Sendable, Hashable {

@@ -7,12 +7,16 @@ public enum PublicationInfo {
     public static func json(_ container: EPUBContainer, file: String) -> JSON {
         let publication = container.publication
         let metadata = publication.metadata
+        func alternates(_ list: [AlternateScript]) -> JSON {
+            .array(list.map { .object([("language", .optional($0.language)), ("value", .string($0.value))]) })
+        }
         func contributors(_ list: [Contributor]) -> JSON {
             .array(
                 list.map {
                     .object([
                         ("name", .string($0.name)), ("roles", .array($0.roles.map(JSON.string))),
                         ("fileAs", .optional($0.fileAs)),
+                        ("alternateScripts", alternates($0.alternateScripts)),
                     ])
                 })
         }
@@ -42,7 +46,9 @@ public enum PublicationInfo {
                 "titles",
                 .array(
                     metadata.titles.map {
-                        .object([("value", .string($0.value)), ("type", .optional($0.type)), ("language", .optional($0.language))])
+                        .object([("value", .string($0.value)), ("type", .optional($0.type)), ("language", .optional($0.language)),
+                            ("alternateScripts", alternates($0.alternateScripts)),
+                        ])
                     })
             ))
         members.append(("creators", contributors(metadata.creators)))
@@ -142,12 +148,15 @@ public enum PublicationInfo {
         let metadata = publication.metadata
         var lines: [String] = []
         func field(_ label: String, _ value: String) {
-            lines.append(label.padding(toLength: 13, withPad: " ", startingAt: 0) + value)
+            lines.append(label.padding(toLength: 14, withPad: " ", startingAt: 0) + value)
         }
         func people(_ list: [Contributor]) -> String {
             list.map { $0.roles.isEmpty ? $0.name : "\($0.name) (\($0.roles.joined(separator: ", ")))" }.joined(separator: "; ")
         }
         field("Title:", metadata.title ?? "(none)")
+        if let main = metadata.titles.first(where: { $0.value == metadata.title }) {
+            for alternate in main.alternateScripts { field("", "\(alternate.value)\(alternate.language.map { " [\($0)]" } ?? "")") }
+        }
         for title in metadata.titles.dropFirst() where title.value != metadata.title {
             field("", "\(title.value)\(title.type.map { " (\($0))" } ?? "")")
         }

@@ -75,6 +75,7 @@ public enum XMLParser {
         if !wellFormed && !recover {
             throw QuireError.invalidXML(document: path, reason: errorText ?? "not well-formed")
         }
+        try checkEntityDeclarations(document, path: path)
         var builder = XMLTreeBuilder()
         if !wellFormed {
             builder.warnings.append(Warning("xml-recovered", "\(path): \(errorText ?? "not well-formed"); recovered"))
@@ -112,6 +113,33 @@ public enum XMLParser {
         return code == Int32(XML_ERR_ENTITY_LOOP.rawValue)
             || code == Int32(XML_ERR_ENTITY_BOUNDARY.rawValue)
             || (error.pointee.message.map { String(cString: $0).contains("amplification") } ?? false)
+    }
+
+    /// Books have no business declaring external entities (XXE) or entities built from other
+    /// entities (expansion bombs); such a document is refused outright rather than half-read.
+    private static func checkEntityDeclarations(_ document: xmlDocPtr, path: String) throws {
+        for subset in [document.pointee.intSubset, document.pointee.extSubset] {
+            var node = subset?.pointee.children
+            while let current = node {
+                if current.pointee.type == XML_ENTITY_DECL {
+                    let entity = UnsafeMutableRawPointer(current).assumingMemoryBound(to: xmlEntity.self)
+                    let name = string(entity.pointee.name)
+                    switch entity.pointee.etype {
+                    case XML_EXTERNAL_GENERAL_PARSED_ENTITY, XML_EXTERNAL_GENERAL_UNPARSED_ENTITY,
+                        XML_EXTERNAL_PARAMETER_ENTITY:
+                        throw QuireError.invalidXML(
+                            document: path, reason: "external entity '\(name)' is not allowed (external entities are never loaded)")
+                    default:
+                        let content = entity.pointee.content.map { String(cString: $0) } ?? ""
+                        if content.contains("&") || content.contains("%") || content.utf8.count > maxEntityReplacementLength {
+                            throw QuireError.limitExceeded(
+                                limit: "xml-entities", detail: "\(path): entity '\(name)' nests other entities or is too long (expansion bomb)")
+                        }
+                    }
+                }
+                node = current.pointee.next
+            }
+        }
     }
 
     /// Walks libxml2's tree without recursion, copying it into the builder.
