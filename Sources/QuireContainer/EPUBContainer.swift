@@ -90,8 +90,9 @@ public final class EPUBContainer: Sendable {
         warnings += parser.warnings
 
         // Spine documents are required; every other missing resource is only a warning.
+        let manifestByID = Dictionary(package.manifest.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for spineItem in package.spine {
-            let item = package.manifest.first { $0.id == spineItem.idref }!
+            let item = manifestByID[spineItem.idref]!
             guard let path = item.path else {
                 throw QuireError.missingResource(href: item.href, context: "spine item '\(item.id)' is outside the container")
             }

@@ -17,11 +17,21 @@ public struct ResourceRef: Hashable, Sendable, CustomStringConvertible {
 public enum Href {
     /// True for `http:`, `mailto:`, `data:` and other URLs with a scheme.
     public static func isExternal(_ href: String) -> Bool {
-        guard let colon = href.firstIndex(of: ":") else { return false }
-        let scheme = href[..<colon]
-        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
-        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
+        isExternal(Array(href.utf8)[...])
     }
+
+    static func isExternal(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard let first = bytes.first, isASCIILetter(first) else { return false }
+        for byte in bytes.dropFirst() {
+            if byte == UInt8(ascii: ":") { return true }
+            guard isASCIILetter(byte) || (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            else { return false }
+        }
+        return false
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
 
     /// Directory part of an archive path, with trailing slash ("" at the root).
     public static func directory(of path: String) -> String {
@@ -33,59 +43,88 @@ public enum Href {
     /// `base`) to an archive path. Returns nil for external URLs and for paths above the root.
     /// An empty path part (`#note`) refers to the base document itself.
     public static func resolve(_ href: String, relativeTo base: String) -> ResourceRef? {
-        let trimmed = href.trimmingWhitespace()
-        guard !isExternal(trimmed) else { return nil }
-        var pathPart = Substring(trimmed)
+        var bytes = Array(href.utf8)[...]
+        while let first = bytes.first, isSpace(first) { bytes.removeFirst() }
+        while let last = bytes.last, isSpace(last) { bytes.removeLast() }
+        guard !isExternal(bytes) else { return nil }
         var fragment: String?
-        if let hash = pathPart.firstIndex(of: "#") {
-            fragment = percentDecode(String(pathPart[pathPart.index(after: hash)...]))
-            pathPart = pathPart[..<hash]
+        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = String(decoding: percentDecode(bytes[(hash + 1)...]), as: UTF8.self)
+            bytes = bytes[..<hash]
         }
-        if let query = pathPart.firstIndex(of: "?") { pathPart = pathPart[..<query] }
-        let decoded = percentDecode(String(pathPart))
-        if decoded.isEmpty { return ResourceRef(path: base, fragment: fragment) }
-        let joined = decoded.hasPrefix("/") ? String(decoded.dropFirst()) : directory(of: base) + decoded
+        if let query = bytes.firstIndex(of: UInt8(ascii: "?")) { bytes = bytes[..<query] }
+        if bytes.isEmpty { return ResourceRef(path: base, fragment: fragment) }
+        var joined: [UInt8]
+        if bytes.first == UInt8(ascii: "/") {
+            joined = []
+        } else {
+            joined = Array(base.utf8)
+            if let slash = joined.lastIndex(of: UInt8(ascii: "/")) {
+                joined.removeSubrange((slash + 1)...)
+            } else {
+                joined.removeAll()
+            }
+        }
+        joined.append(contentsOf: percentDecode(bytes))
         guard let normalised = normalise(joined) else { return nil }
         return ResourceRef(path: normalised, fragment: fragment)
     }
 
-    /// Removes `.` and `..` segments; nil when `..` would climb above the root.
-    public static func normalise(_ path: String) -> String? {
-        var segments: [Substring] = []
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        for (index, segment) in parts.enumerated() {
-            switch segment {
-            case ".": continue
-            case "..":
-                guard !segments.isEmpty else { return nil }
-                segments.removeLast()
-            case "" where index != parts.count - 1: continue
-            default: segments.append(segment)
-            }
-        }
-        return segments.joined(separator: "/")
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    /// Decodes %XX sequences as UTF-8. A malformed sequence is kept literally (some archives have a
-    /// real `%` in a file name).
+    /// Removes `.` and `..` segments; nil when `..` would climb above the root.
+    public static func normalise(_ path: String) -> String? {
+        normalise(Array(path.utf8))
+    }
+
+    static func normalise(_ path: [UInt8]) -> String? {
+        var segments: [ArraySlice<UInt8>] = []
+        let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        for (index, segment) in parts.enumerated() {
+            if segment.elementsEqual([UInt8(ascii: ".")]) { continue }
+            if segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                guard !segments.isEmpty else { return nil }
+                segments.removeLast()
+                continue
+            }
+            if segment.isEmpty && index != parts.count - 1 { continue }
+            segments.append(segment)
+        }
+        var result: [UInt8] = []
+        result.reserveCapacity(path.count)
+        for (index, segment) in segments.enumerated() {
+            if index > 0 { result.append(UInt8(ascii: "/")) }
+            result.append(contentsOf: segment)
+        }
+        return String(validating: result, as: UTF8.self) ?? String(decoding: result, as: UTF8.self)
+    }
+
+    /// Decodes %XX sequences as UTF-8. A malformed sequence, or one that decodes to invalid UTF-8,
+    /// is kept literally (some archives have a real `%` in a file name).
     public static func percentDecode(_ text: String) -> String {
         guard text.contains("%") else { return text }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        let utf8 = Array(text.utf8)
-        var index = 0
-        while index < utf8.count {
-            if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
-                let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2])
+        return String(decoding: percentDecode(Array(text.utf8)[...]), as: UTF8.self)
+    }
+
+    static func percentDecode(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
             {
-                bytes.append(high << 4 | low)
+                result.append(high << 4 | low)
                 index += 3
             } else {
-                bytes.append(utf8[index])
+                result.append(bytes[index])
                 index += 1
             }
         }
-        return String(validating: bytes, as: UTF8.self) ?? text
+        return String(validating: result, as: UTF8.self) != nil ? result : Array(bytes)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -18,11 +18,23 @@ public struct Title: Sendable, Hashable {
     public var language: String?
     /// EPUB 3 `alternate-script` refinements: the same title in another script (language, text).
     public var alternateScripts: [AlternateScript] = []
+
+    public init(value: String, type: String? = nil, language: String? = nil, alternateScripts: [AlternateScript] = []) {
+        self.value = value
+        self.type = type
+        self.language = language
+        self.alternateScripts = alternateScripts
+    }
 }
 
 public struct AlternateScript: Sendable, Hashable {
     public var language: String?
     public var value: String
+
+    public init(language: String?, value: String) {
+        self.language = language
+        self.value = value
+    }
 }
 
 public struct Contributor: Sendable, Hashable {
@@ -31,18 +43,36 @@ public struct Contributor: Sendable, Hashable {
     public var roles: [String]
     public var fileAs: String?
     public var alternateScripts: [AlternateScript] = []
+
+    public init(name: String, roles: [String] = [], fileAs: String? = nil, alternateScripts: [AlternateScript] = []) {
+        self.name = name
+        self.roles = roles
+        self.fileAs = fileAs
+        self.alternateScripts = alternateScripts
+    }
 }
 
 public struct Identifier: Sendable, Hashable {
     public var id: String?
     public var value: String
     public var scheme: String?
+
+    public init(id: String? = nil, value: String, scheme: String? = nil) {
+        self.id = id
+        self.value = value
+        self.scheme = scheme
+    }
 }
 
 public struct DateEntry: Sendable, Hashable {
     public var value: String
     /// EPUB 2 `opf:event` (publication, modification, …); nil for EPUB 3 `dc:date`.
     public var event: String?
+
+    public init(value: String, event: String? = nil) {
+        self.value = value
+        self.event = event
+    }
 }
 
 public struct Metadata: Sendable, Hashable {

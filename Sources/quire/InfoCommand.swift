@@ -9,7 +9,7 @@ enum InfoCommand {
         let path = options.positionals[0]
         let container = try EPUBContainer.open(path: path, limits: try options.limits())
         if options.flag("json") {
-            writeStdout(PublicationInfo.json(container, file: path).serialized() + "\n")
+            writeStdout(bytes: PublicationInfo.json(container, file: path).serializedBytes() + [UInt8(ascii: "\n")])
         } else {
             writeStdout(PublicationInfo.text(container))
         }

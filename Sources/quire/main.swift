@@ -23,6 +23,10 @@ func writeStdout(_ text: String) {
     fputs(text, stdout)
 }
 
+func writeStdout(bytes: [UInt8]) {
+    bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
+}
+
 func run(_ arguments: [String]) throws {
     guard let command = arguments.first else { throw QuireError.usage("no command given (see quire --help)") }
     let rest = arguments.dropFirst()

@@ -1,0 +1,41 @@
+# Quire: the two commands a fresh Debian 12 machine needs are `make demo` and `make test`.
+# Both run `make setup` first, which installs any missing system packages.
+
+SWIFT ?= swift
+BUILD_DIR := build
+SAMPLE := $(BUILD_DIR)/samples/quire-sample.epub
+RELEASE_BIN := .build/release/quire
+
+.PHONY: all setup build release sample demo test bench format clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release
+
+sample: setup
+	@sh Samples/build.sh $(BUILD_DIR)/samples
+
+# The main job on the bundled sample book.
+demo: release sample
+	@echo "== quire info $(SAMPLE)"
+	@$(RELEASE_BIN) info $(SAMPLE)
+
+test: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: release
+	@bash scripts/bench.sh
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build $(BUILD_DIR)
