@@ -1,0 +1,32 @@
+import Quire
+import Testing
+
+/// The error model's exit codes are a documented interface (README, `quire --help`).
+@Suite struct ErrorModelTests {
+    @Test(arguments: [
+        (QuireError.usage("x"), Int32(64)),
+        (.notAnEPUB("x"), 65), (.corruptArchive("x"), 65), (.missingContainer, 65),
+        (.invalidPackageDocument("x"), 65), (.invalidXML(document: "d", reason: "r"), 65),
+        (.missingResource(href: "h", context: "c"), 65), (.unsafeEntryName("../x"), 65),
+        (.limitExceeded(limit: "l", detail: "d"), 65),
+        (.notFound(path: "p"), 66), (.cannotOpen(path: "p", reason: "r"), 66),
+        (.drmProtected("x"), 69), (.unsupported("x"), 69),
+        (.cannotCreateOutput(path: "p", reason: "r"), 73), (.io("x"), 74),
+    ])
+    func exitCodes(error: QuireError, code: Int32) {
+        #expect(error.exitCode == code)
+        #expect(!error.description.contains("\n"), "messages are one line")
+    }
+
+    @Test func limitsDefaults() {
+        let limits = Limits.standard
+        #expect(limits.maxCompressionRatio == Limits.defaultMaxCompressionRatio)
+        #expect(limits.maxEntryUncompressedSize <= limits.maxTotalUncompressedSize)
+    }
+
+    @Test func whitespaceHelpers() {
+        #expect("  a \n b\t".collapsingWhitespace() == "a b")
+        #expect("\n x y \r".trimmingWhitespace() == "x y")
+        #expect("nav  toc\tcover".whitespaceTokens() == ["nav", "toc", "cover"])
+    }
+}
