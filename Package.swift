@@ -22,8 +22,10 @@ let package = Package(
         .target(name: "QuireXML", dependencies: ["QuireCore", "CLibXML2"]),
         // Zip (libzip), OCF, OPF, nav/NCX, encryption and font de-obfuscation.
         .target(name: "QuireContainer", dependencies: ["QuireCore", "QuireXML", "CZip"]),
+        // CSS: the computed-style record layout reads, the user-agent sheet, cascade and selectors.
+        .target(name: "QuireStyle", dependencies: ["QuireCore", "QuireXML"]),
         // The public umbrella: `import Quire`.
-        .target(name: "Quire", dependencies: ["QuireCore", "QuireXML", "QuireContainer"]),
+        .target(name: "Quire", dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireStyle"]),
         // CLI only: argument parsing and wiring.
         .executableTarget(name: "quire", dependencies: ["Quire"]),
 

@@ -1,6 +1,7 @@
 // The public face of the toolkit: `import Quire` brings in every stage of the pipeline.
 @_exported import QuireContainer
 @_exported import QuireCore
+@_exported import QuireStyle
 @_exported import QuireXML
 
 public enum QuireVersion {

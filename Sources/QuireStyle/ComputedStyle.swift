@@ -1,0 +1,280 @@
+import QuireCore
+
+// The computed-style record: the one contract between the style engine (cascade, selectors,
+// user-agent stylesheet) and layout. Layout reads only this; it never looks at tag names.
+// Lengths are in CSS px (1/96 in); layout scales them to device pixels for the profile's dpi.
+
+public enum Display: String, Sendable, Hashable {
+    case block, inline, inlineBlock = "inline-block", listItem = "list-item", none
+    case table, inlineTable = "inline-table", tableRow = "table-row", tableCell = "table-cell"
+    case tableRowGroup = "table-row-group", tableHeaderGroup = "table-header-group"
+    case tableFooterGroup = "table-footer-group", tableCaption = "table-caption"
+    case tableColumn = "table-column", tableColumnGroup = "table-column-group"
+    case flex, inlineFlex = "inline-flex", grid, inlineGrid = "inline-grid"
+    case contents
+
+    public var isBlockLevel: Bool {
+        switch self {
+        case .inline, .inlineBlock, .inlineTable, .inlineFlex, .inlineGrid, .none, .contents: return false
+        default: return true
+        }
+    }
+}
+
+/// A length that may be a percentage of the containing block's width (or height where CSS says so).
+public enum Length: Sendable, Hashable {
+    case px(Double)
+    case percent(Double)
+
+    public static let zero = Length.px(0)
+
+    public func resolve(against base: Double) -> Double {
+        switch self {
+        case .px(let value): return value
+        case .percent(let value): return base * value / 100
+        }
+    }
+}
+
+public enum LengthOrAuto: Sendable, Hashable {
+    case auto
+    case length(Length)
+
+    public static func px(_ value: Double) -> LengthOrAuto { .length(.px(value)) }
+    public static func percent(_ value: Double) -> LengthOrAuto { .length(.percent(value)) }
+
+    public func resolve(against base: Double) -> Double? {
+        if case .length(let length) = self { return length.resolve(against: base) }
+        return nil
+    }
+}
+
+public struct Edges<Value: Sendable & Hashable>: Sendable, Hashable {
+    public var top: Value
+    public var right: Value
+    public var bottom: Value
+    public var left: Value
+
+    public init(top: Value, right: Value, bottom: Value, left: Value) {
+        self.top = top
+        self.right = right
+        self.bottom = bottom
+        self.left = left
+    }
+
+    public init(all: Value) { self.init(top: all, right: all, bottom: all, left: all) }
+}
+
+/// sRGB with alpha, 0…255 per channel.
+public struct Color: Sendable, Hashable {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+    public var alpha: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.alpha = alpha
+    }
+
+    public static let black = Color(red: 0, green: 0, blue: 0)
+    public static let white = Color(red: 255, green: 255, blue: 255)
+    public static let transparent = Color(red: 0, green: 0, blue: 0, alpha: 0)
+    public var isTransparent: Bool { alpha == 0 }
+}
+
+public enum BorderStyle: String, Sendable, Hashable {
+    case none, hidden, solid, dashed, dotted, double, groove, ridge, inset, outset
+}
+
+public enum FontStyle: String, Sendable, Hashable { case normal, italic, oblique }
+public enum FontVariantCaps: String, Sendable, Hashable {
+    case normal, smallCaps = "small-caps", allSmallCaps = "all-small-caps"
+}
+
+/// An OpenType feature setting such as `smcp` = 1 or `liga` = 0.
+public struct FontFeature: Sendable, Hashable {
+    public var tag: String
+    public var value: UInt32
+    public init(_ tag: String, _ value: UInt32 = 1) {
+        self.tag = tag
+        self.value = value
+    }
+}
+
+public enum LineHeight: Sendable, Hashable {
+    case normal
+    case number(Double)
+    case px(Double)
+}
+
+public enum TextAlign: String, Sendable, Hashable { case start, end, left, right, center, justify }
+public enum TextAlignLast: String, Sendable, Hashable { case auto, start, end, left, right, center, justify }
+public enum TextTransform: String, Sendable, Hashable { case none, uppercase, lowercase, capitalize }
+public enum WhiteSpace: String, Sendable, Hashable {
+    case normal, pre, nowrap, preWrap = "pre-wrap", preLine = "pre-line", breakSpaces = "break-spaces"
+    public var collapsesSpaces: Bool { self == .normal || self == .nowrap || self == .preLine }
+    public var preservesNewlines: Bool { self != .normal && self != .nowrap }
+    public var wraps: Bool { self != .nowrap && self != .pre }
+}
+
+public struct TextDecoration: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let underline = TextDecoration(rawValue: 1)
+    public static let overline = TextDecoration(rawValue: 2)
+    public static let lineThrough = TextDecoration(rawValue: 4)
+}
+
+public enum VerticalAlign: Sendable, Hashable {
+    case baseline, sub, `super`, top, textTop, middle, bottom, textBottom
+    case length(Length)  // percent is of line-height
+}
+
+public enum Hyphens: String, Sendable, Hashable { case none, manual, auto }
+public enum Direction: String, Sendable, Hashable { case ltr, rtl }
+public enum UnicodeBidi: String, Sendable, Hashable {
+    case normal, embed, isolate, bidiOverride = "bidi-override", isolateOverride = "isolate-override", plaintext
+}
+
+public enum ListStyleType: Sendable, Hashable {
+    case none, disc, circle, square, decimal, decimalLeadingZero, lowerRoman, upperRoman, lowerAlpha, upperAlpha
+    case lowerGreek, cjkDecimal
+    case string(String)
+}
+
+public enum ListStylePosition: String, Sendable, Hashable { case outside, inside }
+
+/// `break-before`/`break-after` (and the legacy `page-break-*` aliases, mapped onto these).
+public enum BreakBetween: String, Sendable, Hashable { case auto, avoid, always, page, left, right, recto, verso, column, avoidPage = "avoid-page" }
+public enum BreakInside: String, Sendable, Hashable { case auto, avoid, avoidPage = "avoid-page" }
+
+public enum Float: String, Sendable, Hashable { case none, left, right }
+public enum Clear: String, Sendable, Hashable { case none, left, right, both }
+public enum Position: String, Sendable, Hashable { case `static`, relative, absolute, fixed, sticky }
+public enum Visibility: String, Sendable, Hashable { case visible, hidden, collapse }
+public enum ObjectFit: String, Sendable, Hashable { case fill, contain, cover, none, scaleDown = "scale-down" }
+public enum WritingMode: String, Sendable, Hashable { case horizontalTB = "horizontal-tb", verticalRL = "vertical-rl", verticalLR = "vertical-lr" }
+
+public struct ComputedStyle: Sendable, Hashable {
+    // Box (not inherited).
+    public var display: Display = .inline
+    public var margin = Edges<LengthOrAuto>(all: .px(0))
+    public var padding = Edges<Length>(all: .zero)
+    public var borderWidth = Edges<Double>(all: 0)
+    public var borderStyle = Edges<BorderStyle>(all: .none)
+    public var borderColor = Edges<Color?>(all: nil)  // nil = currentColor
+    public var width: LengthOrAuto = .auto
+    public var height: LengthOrAuto = .auto
+    public var minWidth: Length = .zero
+    public var minHeight: Length = .zero
+    public var maxWidth: Length? = nil  // nil = none
+    public var maxHeight: Length? = nil
+    public var float: Float = .none
+    public var clear: Clear = .none
+    public var position: Position = .static
+    public var offsets = Edges<LengthOrAuto>(all: .auto)  // top/right/bottom/left
+    public var backgroundColor: Color = .transparent
+    public var breakBefore: BreakBetween = .auto
+    public var breakAfter: BreakBetween = .auto
+    public var breakInside: BreakInside = .auto
+    public var verticalAlign: VerticalAlign = .baseline
+    public var textDecoration: TextDecoration = []
+    public var unicodeBidi: UnicodeBidi = .normal
+    public var objectFit: ObjectFit = .fill
+    public var overflowHidden = false
+
+    // Text (inherited).
+    public var fontFamilies: [String] = ["serif"]
+    public var fontSize: Double = 16
+    public var fontWeight: Int = 400
+    public var fontStyle: FontStyle = .normal
+    public var fontVariantCaps: FontVariantCaps = .normal
+    public var fontFeatures: [FontFeature] = []
+    public var lineHeight: LineHeight = .normal
+    public var color: Color = .black
+    public var textAlign: TextAlign = .start
+    public var textAlignLast: TextAlignLast = .auto
+    public var textIndent: Length = .zero
+    public var textTransform: TextTransform = .none
+    public var letterSpacing: Double = 0
+    public var wordSpacing: Double = 0
+    public var whiteSpace: WhiteSpace = .normal
+    public var hyphens: Hyphens = .manual
+    public var direction: Direction = .ltr
+    public var writingMode: WritingMode = .horizontalTB
+    /// BCP 47 language from `xml:lang`/`lang`, inherited; nil falls back to the book's language.
+    public var language: String? = nil
+    public var listStyleType: ListStyleType = .disc
+    public var listStylePosition: ListStylePosition = .outside
+    public var widows: Int = 2
+    public var orphans: Int = 2
+    public var visibility: Visibility = .visible
+
+    public init() {}
+
+    /// A child's starting point: inherited properties copied, the rest at their initial values.
+    public func inheritedForChild() -> ComputedStyle {
+        var child = ComputedStyle()
+        child.fontFamilies = fontFamilies
+        child.fontSize = fontSize
+        child.fontWeight = fontWeight
+        child.fontStyle = fontStyle
+        child.fontVariantCaps = fontVariantCaps
+        child.fontFeatures = fontFeatures
+        child.lineHeight = lineHeight
+        child.color = color
+        child.textAlign = textAlign
+        child.textAlignLast = textAlignLast
+        child.textIndent = textIndent
+        child.textTransform = textTransform
+        child.letterSpacing = letterSpacing
+        child.wordSpacing = wordSpacing
+        child.whiteSpace = whiteSpace
+        child.hyphens = hyphens
+        child.direction = direction
+        child.writingMode = writingMode
+        child.language = language
+        child.listStyleType = listStyleType
+        child.listStylePosition = listStylePosition
+        child.widows = widows
+        child.orphans = orphans
+        child.visibility = visibility
+        return child
+    }
+
+    /// The used line height in CSS px for a font whose "normal" line spacing is `normalFactor` × size.
+    public func lineHeightPx(normalFactor: Double = 1.2) -> Double {
+        switch lineHeight {
+        case .normal: return fontSize * normalFactor
+        case .number(let factor): return fontSize * factor
+        case .px(let value): return value
+        }
+    }
+}
+
+/// Generated content for `::before`/`::after`/`::marker`, already resolved to text (counters, quotes, attr()).
+public struct GeneratedContent: Sendable, Hashable {
+    public var text: String
+    public var style: ComputedStyle
+
+    public init(text: String, style: ComputedStyle) {
+        self.text = text
+        self.style = style
+    }
+}
+
+/// Everything the style engine says about one element.
+public struct ElementStyle: Sendable, Hashable {
+    public var style: ComputedStyle
+    public var before: GeneratedContent?
+    public var after: GeneratedContent?
+    /// `::marker` for list items: the marker text (already resolved from list-style-type and counters) and its style.
+    public var marker: GeneratedContent?
+    public var firstLetter: ComputedStyle?
+    public var firstLine: ComputedStyle?
+
+    public init(style: ComputedStyle) { self.style = style }
+}
