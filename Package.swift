@@ -15,6 +15,19 @@ let package = Package(
             name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(
             name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(
+            name: "CHarfBuzz", path: "Sources/CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(
+            name: "CFontconfig", path: "Sources/CFontconfig", pkgConfig: "fontconfig",
+            providers: [.apt(["libfontconfig-dev"])]),
+        .systemLibrary(
+            name: "CFribidi", path: "Sources/CFribidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
+        .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // libhyphen ships no .pc file: the module map's `link "hyphen"` and /usr/include/hyphen.h do it.
+        .systemLibrary(name: "CHyphen", path: "Sources/CHyphen", providers: [.apt(["libhyphen-dev"])]),
+        // Small C targets where Swift can't reach: ICU's version-suffixed API, libpng's setjmp errors and pixel loops.
+        .target(name: "CQuireICU", linkerSettings: [.linkedLibrary("icuuc")]),
+        .target(name: "CQuirePNG", linkerSettings: [.linkedLibrary("png16")]),
 
         // Errors, limits, hashing, JSON: no C dependencies.
         .target(name: "QuireCore"),
@@ -22,10 +35,31 @@ let package = Package(
         .target(name: "QuireXML", dependencies: ["QuireCore", "CLibXML2"]),
         // Zip (libzip), OCF, OPF, nav/NCX, encryption and font de-obfuscation.
         .target(name: "QuireContainer", dependencies: ["QuireCore", "QuireXML", "CZip"]),
+        // XHTML content documents: the tree with text offsets (the position model's coordinates).
+        .target(name: "QuireDocument", dependencies: ["QuireCore", "QuireXML"]),
         // CSS: the computed-style record layout reads, the user-agent sheet, cascade and selectors.
         .target(name: "QuireStyle", dependencies: ["QuireCore", "QuireXML"]),
+        // Fonts (FreeType, fontconfig), shaping (HarfBuzz), line breaking (ICU, Knuth–Plass), hyphenation, bidi.
+        .target(
+            name: "QuireText",
+            dependencies: [
+                "QuireCore", "QuireStyle", "CHarfBuzz", "CFreeType", "CFontconfig", "CFribidi", "CHyphen", "CQuireICU",
+            ]),
+        // Boxes, lines, pages: styled documents to per-page display lists.
+        .target(
+            name: "QuireLayout",
+            dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText"]),
+        // Display lists to pixels (cairo) and PNG files (libpng).
+        .target(name: "QuirePaint", dependencies: ["QuireCore", "QuireText", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
+        // The position map: pages tied to semantic positions (spine item + text offset).
+        .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout"]),
         // The public umbrella: `import Quire`.
-        .target(name: "Quire", dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireStyle"]),
+        .target(
+            name: "Quire",
+            dependencies: [
+                "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireLayout",
+                "QuirePaint", "QuirePositions",
+            ]),
         // CLI only: argument parsing and wiring.
         .executableTarget(name: "quire", dependencies: ["Quire"]),
 

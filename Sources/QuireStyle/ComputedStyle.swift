@@ -151,7 +151,7 @@ public enum ListStylePosition: String, Sendable, Hashable { case outside, inside
 public enum BreakBetween: String, Sendable, Hashable { case auto, avoid, always, page, left, right, recto, verso, column, avoidPage = "avoid-page" }
 public enum BreakInside: String, Sendable, Hashable { case auto, avoid, avoidPage = "avoid-page" }
 
-public enum Float: String, Sendable, Hashable { case none, left, right }
+public enum FloatMode: String, Sendable, Hashable { case none, left, right }
 public enum Clear: String, Sendable, Hashable { case none, left, right, both }
 public enum Position: String, Sendable, Hashable { case `static`, relative, absolute, fixed, sticky }
 public enum Visibility: String, Sendable, Hashable { case visible, hidden, collapse }
@@ -172,7 +172,7 @@ public struct ComputedStyle: Sendable, Hashable {
     public var minHeight: Length = .zero
     public var maxWidth: Length? = nil  // nil = none
     public var maxHeight: Length? = nil
-    public var float: Float = .none
+    public var float: FloatMode = .none
     public var clear: Clear = .none
     public var position: Position = .static
     public var offsets = Edges<LengthOrAuto>(all: .auto)  // top/right/bottom/left

@@ -6,6 +6,12 @@ let usage = """
 
     commands:
       info BOOK [--json]      what is inside an EPUB: metadata, spine, TOC, page-list, resources, warnings
+      render BOOK --out DIR   pages as PNG (DIR/pages/0001.png …) and DIR/positions.json
+          [--profile NAME | --size WxH] [--dpi N] [--font-size PT] [--margin PT] [--line-height X]
+          [--font FAMILY] [--align justify|left|right|center|start] [--theme light|sepia|dark]
+          [--gray] [--dither] [--jobs N] [--pages RANGE] [--no-hyphenation] [--map-only]
+          [--no-publisher-styles] [--user-css FILE] [--quiet]
+      profiles                the named device profiles
 
     options for every command that opens a book (raise the safety limits):
       --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
@@ -33,6 +39,10 @@ func run(_ arguments: [String]) throws {
     switch command {
     case "info":
         try InfoCommand.run(rest)
+    case "render":
+        try RenderCommand.run(rest)
+    case "profiles":
+        try ProfilesCommand.run(rest)
     case "--help", "-h", "help":
         writeStdout(usage + "\n")
     case "--version":

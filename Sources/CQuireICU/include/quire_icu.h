@@ -1,0 +1,25 @@
+#ifndef QUIRE_ICU_H
+#define QUIRE_ICU_H
+#include <stdint.h>
+
+// Swift sees ICU's C API only under version-suffixed names, so these thin wrappers expose the few
+// calls Quire needs under stable names.
+
+/// UAX #14 line-break opportunities for UTF-16 `text`. Writes each break offset (0 < offset <= length)
+/// to `offsets` and 1 in `mandatory` when the break is forced (a hard line break).
+/// Returns the number of breaks, or -1 on an ICU error. `capacity` must be at least length + 1.
+int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *locale,
+                          int32_t *offsets, uint8_t *mandatory, int32_t capacity);
+
+/// The ICU script code (UScriptCode) of a code point: 0 common, 1 inherited, 25 Latin, 17 Han, …
+int32_t quire_script(uint32_t codepoint);
+
+/// 1 when the code point has the Unicode Default_Ignorable_Code_Point property.
+int32_t quire_is_default_ignorable(uint32_t codepoint);
+
+/// ICU's simple case mappings for text-transform (full mappings through u_strToUpper/Lower).
+/// Returns the output length in UTF-16 units, or -1 on error/overflow.
+int32_t quire_to_upper(const uint16_t *src, int32_t length, uint16_t *dst, int32_t capacity, const char *locale);
+int32_t quire_to_lower(const uint16_t *src, int32_t length, uint16_t *dst, int32_t capacity, const char *locale);
+
+#endif

@@ -1,0 +1,58 @@
+#include "quire_icu.h"
+#include <string.h>
+#include <unicode/ubrk.h>
+#include <unicode/uscript.h>
+#include <unicode/uchar.h>
+#include <unicode/ustring.h>
+
+// Opening a line-break iterator loads rule data and is costly, so each thread keeps one per locale.
+static __thread UBreakIterator *cached_iterator = NULL;
+static __thread char cached_locale[32] = {0};
+
+int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *locale,
+                          int32_t *offsets, uint8_t *mandatory, int32_t capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    const char *wanted = locale ? locale : "";
+    if (cached_iterator == NULL || strncmp(cached_locale, wanted, sizeof(cached_locale) - 1) != 0) {
+        if (cached_iterator) ubrk_close(cached_iterator);
+        cached_iterator = ubrk_open(UBRK_LINE, wanted, NULL, 0, &status);
+        if (U_FAILURE(status)) { cached_iterator = NULL; return -1; }
+        strncpy(cached_locale, wanted, sizeof(cached_locale) - 1);
+    }
+    ubrk_setText(cached_iterator, (const UChar *)text, length, &status);
+    if (U_FAILURE(status)) return -1;
+    int32_t count = 0;
+    ubrk_first(cached_iterator);
+    for (int32_t position = ubrk_next(cached_iterator); position != UBRK_DONE; position = ubrk_next(cached_iterator)) {
+        if (count >= capacity) return -1;
+        int32_t rule = ubrk_getRuleStatus(cached_iterator);
+        offsets[count] = position;
+        mandatory[count] = (rule >= UBRK_LINE_HARD && rule < UBRK_LINE_HARD_LIMIT) ? 1 : 0;
+        count++;
+    }
+    // Leave no pointer into the caller's buffer behind.
+    ubrk_setText(cached_iterator, NULL, 0, &status);
+    return count;
+}
+
+int32_t quire_script(uint32_t codepoint) {
+    UErrorCode status = U_ZERO_ERROR;
+    UScriptCode script = uscript_getScript((UChar32)codepoint, &status);
+    return U_FAILURE(status) ? 0 : (int32_t)script;
+}
+
+int32_t quire_is_default_ignorable(uint32_t codepoint) {
+    return u_hasBinaryProperty((UChar32)codepoint, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) ? 1 : 0;
+}
+
+int32_t quire_to_upper(const uint16_t *src, int32_t length, uint16_t *dst, int32_t capacity, const char *locale) {
+    UErrorCode status = U_ZERO_ERROR;
+    int32_t n = u_strToUpper((UChar *)dst, capacity, (const UChar *)src, length, locale, &status);
+    return U_FAILURE(status) ? -1 : n;
+}
+
+int32_t quire_to_lower(const uint16_t *src, int32_t length, uint16_t *dst, int32_t capacity, const char *locale) {
+    UErrorCode status = U_ZERO_ERROR;
+    int32_t n = u_strToLower((UChar *)dst, capacity, (const UChar *)src, length, locale, &status);
+    return U_FAILURE(status) ? -1 : n;
+}

@@ -1,0 +1,22 @@
+#ifndef QUIRE_PNG_H
+#define QUIRE_PNG_H
+#include <stdint.h>
+#include <stddef.h>
+
+// libpng reports errors with longjmp, which Swift cannot catch, so PNG writing lives here.
+// The pixel loops that turn cairo surfaces into output rows are here too: they are the hot path.
+
+/// Writes an 8-bit PNG. `channels` is 1 (grey) or 3 (RGB). `level` is the zlib level (1–9);
+/// filters are off (NONE), which with a low level is several times faster than cairo's writer.
+/// Returns 0, or -1 with a message in `error`.
+int quire_png_write(const char *path, const uint8_t *pixels, int width, int height, int stride,
+                    int channels, int level, char *error, size_t error_capacity);
+
+/// cairo RGB24/ARGB32 (native-endian 0xAARRGGBB words) to packed RGB bytes.
+void quire_xrgb_to_rgb(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height);
+
+/// cairo RGB24 to 8-bit grey (Rec. 601 luma). With `levels` 2–16 the result is quantised to that
+/// many levels with an 8×8 ordered (Bayer) dither, deterministic and independent per pixel.
+void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height, int levels);
+
+#endif

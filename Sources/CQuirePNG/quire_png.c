@@ -1,0 +1,108 @@
+#include "quire_png.h"
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    jmp_buf jump;
+    char *error;
+    size_t capacity;
+} WriteContext;
+
+static void on_error(png_structp png, png_const_charp message) {
+    WriteContext *context = (WriteContext *)png_get_error_ptr(png);
+    if (context->error && context->capacity) {
+        snprintf(context->error, context->capacity, "%s", message);
+    }
+    longjmp(context->jump, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;
+}
+
+int quire_png_write(const char *path, const uint8_t *pixels, int width, int height, int stride,
+                    int channels, int level, char *error, size_t error_capacity) {
+    if (error && error_capacity) error[0] = 0;
+    FILE *file = fopen(path, "wb");
+    if (!file) {
+        if (error) snprintf(error, error_capacity, "cannot open %s for writing", path);
+        return -1;
+    }
+    WriteContext context = {.error = error, .capacity = error_capacity};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        if (png) png_destroy_write_struct(&png, NULL);
+        fclose(file);
+        if (error) snprintf(error, error_capacity, "libpng could not allocate");
+        return -1;
+    }
+    if (setjmp(context.jump)) {
+        png_destroy_write_struct(&png, &info);
+        fclose(file);
+        return -1;
+    }
+    png_init_io(png, file);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
+                 channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(png, level);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    png_write_info(png, info);
+    for (int y = 0; y < height; y++) {
+        png_write_row(png, (png_const_bytep)(pixels + (size_t)y * (size_t)stride));
+    }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    if (fclose(file) != 0) {
+        if (error) snprintf(error, error_capacity, "cannot finish writing %s", path);
+        return -1;
+    }
+    return 0;
+}
+
+void quire_xrgb_to_rgb(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height) {
+    for (int y = 0; y < height; y++) {
+        const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
+        uint8_t *out = dst + (size_t)y * (size_t)width * 3;
+        for (int x = 0; x < width; x++) {
+            uint32_t pixel = row[x];
+            out[0] = (uint8_t)(pixel >> 16);
+            out[1] = (uint8_t)(pixel >> 8);
+            out[2] = (uint8_t)pixel;
+            out += 3;
+        }
+    }
+}
+
+static const uint8_t bayer8[8][8] = {
+    {0, 32, 8, 40, 2, 34, 10, 42},   {48, 16, 56, 24, 50, 18, 58, 26},
+    {12, 44, 4, 36, 14, 46, 6, 38},  {60, 28, 52, 20, 62, 30, 54, 22},
+    {3, 35, 11, 43, 1, 33, 9, 41},   {51, 19, 59, 27, 49, 17, 57, 25},
+    {15, 47, 7, 39, 13, 45, 5, 37},  {63, 31, 55, 23, 61, 29, 53, 21},
+};
+
+void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height, int levels) {
+    int quantise = levels >= 2 && levels < 256;
+    int steps = quantise ? levels - 1 : 255;
+    for (int y = 0; y < height; y++) {
+        const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
+        uint8_t *out = dst + (size_t)y * (size_t)width;
+        for (int x = 0; x < width; x++) {
+            uint32_t pixel = row[x];
+            uint32_t r = (pixel >> 16) & 0xFF, g = (pixel >> 8) & 0xFF, b = pixel & 0xFF;
+            uint32_t luma = (r * 77 + g * 150 + b * 29 + 128) >> 8;
+            if (quantise) {
+                // Scale to [0, steps*64), add the threshold, then divide back down.
+                uint32_t scaled = luma * (uint32_t)steps * 64 / 255;
+                uint32_t level = (scaled + bayer8[y & 7][x & 7]) / 64;
+                if (level > (uint32_t)steps) level = (uint32_t)steps;
+                luma = level * 255 / (uint32_t)steps;
+            }
+            out[x] = (uint8_t)luma;
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import QuireCore
+import QuireXML
+
+/// One XHTML (or tag-soup HTML) content document of the spine, with the text model positions use:
+/// the spine item's text content is every text node under `<body>` in document order, and an
+/// offset counts UTF-16 code units into it (the unit EPUB CFIs use for character offsets).
+public struct ContentDocument: Sendable {
+    public let path: String
+    public let tree: XMLTree
+    public let body: XMLElement?
+    /// For each node index, the offset of that text node's first unit; -1 for nodes outside body and elements.
+    public let textStarts: [Int32]
+    /// Total text length in UTF-16 units.
+    public let textLength: Int
+    /// `id` attribute → element, for fragment targets.
+    public let ids: [String: NodeID]
+    public let warnings: [Warning]
+
+    /// Parses as XML; if the document is not well-formed, falls back to the HTML parser with a warning.
+    public static func parse(_ bytes: [UInt8], path: String, mediaType: String = "application/xhtml+xml", limits: Limits = .standard)
+        throws -> ContentDocument
+    {
+        var warnings: [Warning] = []
+        let tree: XMLTree
+        if mediaType == "text/html" {
+            tree = try XMLParser.parse(bytes, path: path, mode: .html, limits: limits)
+        } else {
+            do {
+                tree = try XMLParser.parse(bytes, path: path, mode: .strict, limits: limits)
+            } catch QuireError.invalidXML(_, let reason) {
+                warnings.append(Warning("xhtml-not-well-formed", "\(path): \(reason); read with the HTML parser"))
+                tree = try XMLParser.parse(bytes, path: path, mode: .html, limits: limits)
+            }
+        }
+        warnings += tree.warnings
+        return ContentDocument(path: path, tree: tree, warnings: warnings)
+    }
+
+    public init(path: String, tree: XMLTree, warnings: [Warning] = []) {
+        self.path = path
+        self.tree = tree
+        self.warnings = warnings
+        let root = tree.root
+        body = root.flatMap { root in root.localName == "body" ? root : root.descendants("body").first }
+            ?? (root?.localName == "svg" ? root : nil)
+        var starts = [Int32](repeating: -1, count: tree.nodeCount)
+        var offset: Int32 = 0
+        if let body {
+            for index in tree.descendantIDs(of: body.id) where tree.kind(of: NodeID(index)) == .text {
+                starts[Int(index)] = offset
+                offset += Int32(tree.text(of: NodeID(index)).utf16.count)
+            }
+        }
+        textStarts = starts
+        textLength = Int(offset)
+        var ids: [String: NodeID] = [:]
+        if let root {
+            for element in [root] + root.descendants() {
+                if let id = element.attribute("id") ?? element.attribute("id", namespace: Namespace.xml), ids[id] == nil {
+                    ids[id] = element.id
+                }
+            }
+        }
+        self.ids = ids
+    }
+
+    /// The text offset where an element's content begins (the first text node at or after it).
+    public func textOffset(atElement node: NodeID) -> Int {
+        for index in node.index..<Int32(tree.nodeCount) where textStarts[Int(index)] >= 0 {
+            return Int(textStarts[Int(index)])
+        }
+        return textLength
+    }
+}

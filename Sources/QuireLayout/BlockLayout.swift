@@ -1,0 +1,272 @@
+import QuireStyle
+import QuireText
+
+/// Where a page may break after a slice.
+enum BreakHint {
+    case normal, avoid, forced
+}
+
+/// An unbreakable strip of the vertical flow: a line, an image, a table row.
+struct Slice {
+    var top: Double
+    var bottom: Double
+    var breakAfter: BreakHint
+    /// Text offset where the slice's content starts (for page start positions).
+    var start: Int
+}
+
+/// The continuous vertical flow of one chapter before it is cut into pages. Coordinates are device
+/// pixels relative to the content box's left edge and the flow's top.
+final class Flow {
+    var slices: [Slice] = []
+    /// Display items owned by a slice: they go wherever the slice goes.
+    var items: [(slice: Int, item: DisplayItem)] = []
+    /// Backgrounds and borders that may span several slices (and pages): clipped to each page.
+    var spanning: [(top: Double, bottom: Double, item: DisplayItem)] = []
+    var lines: [(slice: Int, record: LineRecord)] = []
+    var y = 0.0
+    var pendingMarginPositive = 0.0
+    var pendingMarginNegative = 0.0
+    var forcedBreakPending = false
+
+    func collapseMargin(_ margin: Double) {
+        if margin >= 0 { pendingMarginPositive = max(pendingMarginPositive, margin) } else { pendingMarginNegative = min(pendingMarginNegative, margin) }
+    }
+
+    func flushMargin() {
+        y += pendingMarginPositive + pendingMarginNegative
+        pendingMarginPositive = 0
+        pendingMarginNegative = 0
+    }
+
+    /// Adds a slice at the cursor after collapsing pending margins; returns its index.
+    func addSlice(height: Double, start: Int) -> Int {
+        flushMargin()
+        if forcedBreakPending, !slices.isEmpty { slices[slices.count - 1].breakAfter = .forced }
+        forcedBreakPending = false
+        slices.append(Slice(top: y, bottom: y + height, breakAfter: .normal, start: start))
+        y += height
+        return slices.count - 1
+    }
+
+    func add(_ item: DisplayItem, slice: Int) { items.append((slice, item)) }
+}
+
+/// Lays blocks out top to bottom into a flow: margins collapse through a pending-margin
+/// accumulator (siblings and parent/child alike), paragraphs become lines, tables become rows.
+struct BlockLayout {
+    let inline: InlineLayout
+    let scale: Double
+    let pageHeight: Double
+    var imageWarnings: [String] = []
+
+    func px(_ value: Double) -> Double { value * scale }
+
+    func layoutChildren(_ children: [FlowNode], left: Double, width: Double, flow: Flow, listMarker: GeneratedContent?) {
+        var marker = listMarker
+        for child in children {
+            switch child {
+            case .block(let block):
+                layoutBlock(block, left: left, width: width, flow: flow, inheritedMarker: marker)
+            case .paragraph(let paragraph):
+                layoutParagraph(paragraph, left: left, width: width, flow: flow, marker: marker)
+            case .replaced(let box):
+                layoutReplaced(box, left: left, width: width, flow: flow)
+            case .table(let table):
+                layoutTable(table, left: left, width: width, flow: flow)
+            }
+            marker = nil
+        }
+        if let marker, children.isEmpty {
+            // An empty list item still shows its marker.
+            let paragraph = Paragraph(blockStyle: marker.style, startOffset: 0)
+            layoutParagraph(paragraph, left: left, width: width, flow: flow, marker: marker)
+        }
+    }
+
+    func layoutBlock(_ block: BlockNode, left: Double, width containingWidth: Double, flow: Flow, inheritedMarker: GeneratedContent?) {
+        let style = block.style
+        let basis = containingWidth / scale
+        let marginTop = px(style.margin.top.resolve(against: basis) ?? 0)
+        let marginBottom = px(style.margin.bottom.resolve(against: basis) ?? 0)
+        var marginLeft = px(style.margin.left.resolve(against: basis) ?? 0)
+        var marginRight = px(style.margin.right.resolve(against: basis) ?? 0)
+        let border = Edges(
+            top: style.borderStyle.top == .none ? 0 : px(style.borderWidth.top),
+            right: style.borderStyle.right == .none ? 0 : px(style.borderWidth.right),
+            bottom: style.borderStyle.bottom == .none ? 0 : px(style.borderWidth.bottom),
+            left: style.borderStyle.left == .none ? 0 : px(style.borderWidth.left))
+        let padding = Edges(
+            top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
+            bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
+        var contentWidth = containingWidth - marginLeft - marginRight - border.left - border.right - padding.left - padding.right
+        if let specified = style.width.resolve(against: basis).map(px) {
+            var target = specified
+            if let maxWidth = style.maxWidth { target = min(target, px(maxWidth.resolve(against: basis))) }
+            target = max(target, px(style.minWidth.resolve(against: basis)))
+            if target < contentWidth {
+                let extra = contentWidth - target
+                contentWidth = target
+                switch (style.margin.left, style.margin.right) {
+                case (.auto, .auto):
+                    marginLeft += extra / 2
+                    marginRight += extra / 2
+                case (.auto, _): marginLeft += extra
+                default: marginRight += extra
+                }
+            }
+        } else if let maxWidth = style.maxWidth.map({ px($0.resolve(against: basis)) }), maxWidth < contentWidth {
+            let extra = contentWidth - maxWidth
+            contentWidth = maxWidth
+            if case .auto = style.margin.left { marginLeft += extra / 2 } else { marginRight += extra }
+        }
+        contentWidth = max(contentWidth, px(8))
+
+        switch style.breakBefore {
+        case .always, .page, .left, .right, .recto, .verso: flow.forcedBreakPending = true
+        case .avoid, .avoidPage:
+            if !flow.slices.isEmpty { flow.slices[flow.slices.count - 1].breakAfter = .avoid }
+        default: break
+        }
+        let firstSlice = flow.slices.count
+        flow.collapseMargin(marginTop)
+        if border.top > 0 || padding.top > 0 { flow.flushMargin() }
+        let boxTop = flow.y + (flow.pendingMarginPositive + flow.pendingMarginNegative)
+        flow.y += border.top + padding.top
+        let contentLeft = left + marginLeft + border.left + padding.left
+        layoutChildren(block.children, left: contentLeft, width: contentWidth, flow: flow, listMarker: block.marker ?? inheritedMarker)
+        if let minHeight = Optional(px(style.minHeight.resolve(against: 0))), minHeight > 0, flow.y - boxTop < minHeight {
+            flow.flushMargin()
+            flow.y = max(flow.y, boxTop + minHeight)
+        }
+        if border.bottom > 0 || padding.bottom > 0 { flow.flushMargin() }
+        flow.y += padding.bottom + border.bottom
+        let boxBottom = flow.y
+        let boxLeft = left + marginLeft
+        let boxWidth = containingWidth - marginLeft - marginRight
+        if !style.backgroundColor.isTransparent, boxBottom > boxTop {
+            flow.spanning.append((boxTop, boxBottom, .fill(Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), style.backgroundColor)))
+        }
+        drawBorders(style, border: border, rect: Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), flow: flow)
+        flow.collapseMargin(marginBottom)
+        let lastSlice = flow.slices.count - 1
+        if style.breakInside != .auto, lastSlice > firstSlice {
+            for index in firstSlice..<lastSlice where flow.slices[index].breakAfter == .normal { flow.slices[index].breakAfter = .avoid }
+        }
+        switch style.breakAfter {
+        case .always, .page, .left, .right, .recto, .verso: flow.forcedBreakPending = true
+        case .avoid, .avoidPage:
+            if lastSlice >= firstSlice { flow.slices[lastSlice].breakAfter = .avoid }
+        default: break
+        }
+    }
+
+    func drawBorders(_ style: ComputedStyle, border: Edges<Double>, rect: Rect, flow: Flow) {
+        func color(_ value: Color?) -> Color { value ?? style.color }
+        if border.top > 0 {
+            let y = rect.y + border.top / 2
+            flow.spanning.append((rect.y, rect.y + border.top, .stroke(from: Point(x: rect.x, y: y), to: Point(x: rect.maxX, y: y), width: border.top, color: color(style.borderColor.top), style: style.borderStyle.top)))
+        }
+        if border.bottom > 0 {
+            let y = rect.maxY - border.bottom / 2
+            flow.spanning.append((rect.maxY - border.bottom, rect.maxY, .stroke(from: Point(x: rect.x, y: y), to: Point(x: rect.maxX, y: y), width: border.bottom, color: color(style.borderColor.bottom), style: style.borderStyle.bottom)))
+        }
+        if border.left > 0 {
+            let x = rect.x + border.left / 2
+            flow.spanning.append((rect.y, rect.maxY, .stroke(from: Point(x: x, y: rect.y), to: Point(x: x, y: rect.maxY), width: border.left, color: color(style.borderColor.left), style: style.borderStyle.left)))
+        }
+        if border.right > 0 {
+            let x = rect.maxX - border.right / 2
+            flow.spanning.append((rect.y, rect.maxY, .stroke(from: Point(x: x, y: rect.y), to: Point(x: x, y: rect.maxY), width: border.right, color: color(style.borderColor.right), style: style.borderStyle.right)))
+        }
+    }
+
+    func layoutParagraph(_ paragraph: Paragraph, left: Double, width: Double, flow: Flow, marker: GeneratedContent?) {
+        let lines = inline.layout(paragraph, width: width, marker: marker)
+        let style = paragraph.blockStyle
+        let count = lines.count
+        for (index, line) in lines.enumerated() {
+            let slice = flow.addSlice(height: line.height, start: line.start)
+            let top = flow.slices[slice].top
+            for item in line.items { flow.add(translate(item, dx: left, dy: top), slice: slice) }
+            flow.lines.append((slice, LineRecord(rect: Rect(x: left + line.left, y: top, width: line.width, height: line.height), start: line.start, end: line.end)))
+            // Widows and orphans: a break after this line must leave enough lines on both sides.
+            let before = index + 1
+            let after = count - before
+            if after > 0 && (before < style.orphans || after < style.widows) {
+                flow.slices[slice].breakAfter = .avoid
+            }
+        }
+    }
+
+    func layoutReplaced(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
+        var w = (box.width ?? box.height ?? 100) * scale
+        var h = (box.height ?? box.width ?? 100) * scale
+        if box.width != nil, box.height == nil { h = w }
+        // Contain within the content box, keeping the aspect ratio.
+        let fit = min(1, width / max(w, 1), pageHeight / max(h, 1))
+        w *= fit
+        h *= fit
+        let slice = flow.addSlice(height: h, start: box.offset)
+        let top = flow.slices[slice].top
+        let x = left + max(0, (width - w) / 2)
+        flow.add(.image(ImageBox(rect: Rect(x: x, y: top, width: w, height: h), resource: box.resource, alt: box.alt, state: .placeholder), altText: nil), slice: slice)
+    }
+
+    /// Tables: equal-width columns for now; each row is one unbreakable slice.
+    func layoutTable(_ table: TableNode, left: Double, width: Double, flow: Flow) {
+        let style = table.style
+        flow.collapseMargin(px(style.margin.top.resolve(against: width / scale) ?? 0))
+        layoutChildren(table.caption, left: left, width: width, flow: flow, listMarker: nil)
+        let columns = max(1, table.rows.map(\.count).max() ?? 1)
+        let columnWidth = width / Double(columns)
+        for row in table.rows {
+            var cellFlows: [Flow] = []
+            for cell in row {
+                let cellFlow = Flow()
+                layoutBlock(cell, left: 0, width: columnWidth, flow: cellFlow, inheritedMarker: nil)
+                cellFlow.flushMargin()
+                cellFlows.append(cellFlow)
+            }
+            let height = cellFlows.map { max($0.y, $0.slices.last?.bottom ?? 0) }.max() ?? 0
+            guard height > 0 else { continue }
+            let start = cellFlows.first?.slices.first?.start ?? flow.slices.last?.start ?? 0
+            let slice = flow.addSlice(height: height, start: start)
+            let top = flow.slices[slice].top
+            for (column, cellFlow) in cellFlows.enumerated() {
+                let dx = left + Double(column) * columnWidth
+                for (_, item) in cellFlow.items { flow.add(translate(item, dx: dx, dy: top), slice: slice) }
+                for span in cellFlow.spanning { flow.add(translate(span.item, dx: dx, dy: top), slice: slice) }
+                for (_, record) in cellFlow.lines {
+                    var moved = record
+                    moved.rect.x += dx
+                    moved.rect.y += top
+                    flow.lines.append((slice, moved))
+                }
+            }
+        }
+        flow.collapseMargin(px(style.margin.bottom.resolve(against: width / scale) ?? 0))
+    }
+}
+
+func translate(_ item: DisplayItem, dx: Double, dy: Double) -> DisplayItem {
+    switch item {
+    case .glyphs(var run):
+        run.origin.x += dx
+        run.origin.y += dy
+        return .glyphs(run)
+    case .fill(var rect, let color):
+        rect.x += dx
+        rect.y += dy
+        return .fill(rect, color)
+    case .stroke(let from, let to, let width, let color, let style):
+        return .stroke(from: Point(x: from.x + dx, y: from.y + dy), to: Point(x: to.x + dx, y: to.y + dy), width: width, color: color, style: style)
+    case .image(var box, let alt):
+        box.rect.x += dx
+        box.rect.y += dy
+        var movedAlt = alt
+        movedAlt?.origin.x += dx
+        movedAlt?.origin.y += dy
+        return .image(box, altText: movedAlt)
+    }
+}

@@ -1,0 +1,391 @@
+import QuireCore
+import QuireDocument
+import QuireStyle
+import QuireXML
+
+/// The styled tree layout works on: blocks containing blocks or paragraphs (inline formatting
+/// contexts). Built from the document and its computed styles; layout never looks at tag names.
+indirect enum FlowNode {
+    case block(BlockNode)
+    case paragraph(Paragraph)
+    case replaced(ReplacedBox)
+    case table(TableNode)
+}
+
+struct BlockNode {
+    var style: ComputedStyle
+    var node: NodeID?
+    var children: [FlowNode]
+    /// The `::marker` of a list item, drawn outside the first line.
+    var marker: GeneratedContent?
+}
+
+struct TableNode {
+    var style: ComputedStyle
+    var node: NodeID?
+    var caption: [FlowNode]
+    /// Rows of cells; each cell is a block.
+    var rows: [[BlockNode]]
+}
+
+/// An image or other replaced element. Sizes are CSS px; nil means unknown until measured.
+struct ReplacedBox {
+    var style: ComputedStyle
+    var node: NodeID
+    var resource: String?
+    var alt: String
+    var width: Double?
+    var height: Double?
+    /// Source offset where the element sits in the text.
+    var offset: Int
+}
+
+struct StyleRun {
+    var start: Int
+    var end: Int
+    var style: Int
+}
+
+/// Inline content of one block: text after white-space processing, the source offset of every
+/// UTF-16 unit, style runs, and atoms (inline images) at U+FFFC positions.
+final class Paragraph {
+    var blockStyle: ComputedStyle
+    var text: [UInt16] = []
+    var sources: [Int32] = []
+    var runs: [StyleRun] = []
+    var atoms: [Int: ReplacedBox] = [:]
+    var marker: GeneratedContent?
+    /// Offset in the source where this paragraph begins (used when it is empty of text).
+    var startOffset: Int
+
+    init(blockStyle: ComputedStyle, startOffset: Int) {
+        self.blockStyle = blockStyle
+        self.startOffset = startOffset
+    }
+
+    var hasContent: Bool {
+        !atoms.isEmpty || text.contains { $0 != 0x20 && $0 != 0x0A && $0 != 0x2028 }
+    }
+}
+
+/// Builds the flow tree of a content document from its styles.
+struct BoxTreeBuilder {
+    let document: ContentDocument
+    let styles: DocumentStyles
+    /// Styles referenced by paragraph runs, interned.
+    private(set) var styleTable: [ComputedStyle] = []
+    private var styleIndex: [ComputedStyle: Int] = [:]
+    private(set) var imageCount = 0
+
+    init(document: ContentDocument, styles: DocumentStyles) {
+        self.document = document
+        self.styles = styles
+    }
+
+    mutating func intern(_ style: ComputedStyle) -> Int {
+        if let index = styleIndex[style] { return index }
+        styleTable.append(style)
+        styleIndex[style] = styleTable.count - 1
+        return styleTable.count - 1
+    }
+
+    /// The body as a block (or an empty block when there is no body).
+    mutating func build() -> BlockNode {
+        guard let body = document.body else {
+            return BlockNode(style: ComputedStyle(), node: nil, children: [], marker: nil)
+        }
+        let style = styles.style(of: body.id)
+        return buildBlock(body, style)
+    }
+
+    private mutating func buildBlock(_ element: XMLElement, _ elementStyle: ElementStyle) -> BlockNode {
+        var context = FlowContext(blockStyle: elementStyle.style, startOffset: document.textOffset(atElement: element.id))
+        if let before = elementStyle.before { appendGenerated(before, &context) }
+        buildChildren(of: element, inlineStyle: elementStyle.style, &context)
+        if let after = elementStyle.after { appendGenerated(after, &context) }
+        context.flushParagraph(endOffset: nil)
+        var block = BlockNode(style: elementStyle.style, node: element.id, children: context.flow, marker: nil)
+        if elementStyle.style.display == .listItem, let marker = elementStyle.marker, elementStyle.style.listStyleType != .none {
+            if elementStyle.style.listStylePosition == .inside, case .paragraph(let paragraph)? = block.children.first {
+                prepend(marker, to: paragraph)
+            } else {
+                block.marker = marker
+            }
+        }
+        return block
+    }
+
+    private mutating func prepend(_ marker: GeneratedContent, to paragraph: Paragraph) {
+        let units = Array((marker.text + " ").utf16)
+        let styleIndex = intern(marker.style)
+        let offset = Int32(paragraph.sources.first ?? Int32(paragraph.startOffset))
+        paragraph.text.insert(contentsOf: units, at: 0)
+        paragraph.sources.insert(contentsOf: [Int32](repeating: offset, count: units.count), at: 0)
+        paragraph.runs = [StyleRun(start: 0, end: units.count, style: styleIndex)]
+            + paragraph.runs.map { StyleRun(start: $0.start + units.count, end: $0.end + units.count, style: $0.style) }
+        paragraph.atoms = Dictionary(uniqueKeysWithValues: paragraph.atoms.map { ($0.key + units.count, $0.value) })
+    }
+
+    struct FlowContext {
+        var blockStyle: ComputedStyle
+        var flow: [FlowNode] = []
+        var paragraph: Paragraph?
+        var lastWasSpace = true
+        var startOffset: Int
+
+        init(blockStyle: ComputedStyle, startOffset: Int) {
+            self.blockStyle = blockStyle
+            self.startOffset = startOffset
+        }
+
+        mutating func currentParagraph(offset: Int) -> Paragraph {
+            if let paragraph { return paragraph }
+            let paragraph = Paragraph(blockStyle: blockStyle, startOffset: offset)
+            self.paragraph = paragraph
+            lastWasSpace = true
+            return paragraph
+        }
+
+        mutating func flushParagraph(endOffset: Int?) {
+            guard let paragraph else { return }
+            self.paragraph = nil
+            // Trailing collapsible space is dropped.
+            while let last = paragraph.text.last, last == 0x20,
+                let run = paragraph.runs.last, run.end == paragraph.text.count
+            {
+                paragraph.text.removeLast()
+                paragraph.sources.removeLast()
+                paragraph.runs[paragraph.runs.count - 1].end -= 1
+                if paragraph.runs[paragraph.runs.count - 1].end <= paragraph.runs[paragraph.runs.count - 1].start {
+                    paragraph.runs.removeLast()
+                }
+            }
+            if paragraph.hasContent { flow.append(.paragraph(paragraph)) }
+        }
+    }
+
+    private mutating func buildChildren(of element: XMLElement, inlineStyle: ComputedStyle, _ context: inout FlowContext) {
+        let tree = document.tree
+        for child in tree.childIDs(of: element.id) {
+            if tree.kind(of: child) == .text {
+                appendText(tree.text(of: child), sourceStart: Int(document.textStarts[Int(child.index)]), style: inlineStyle, &context)
+                continue
+            }
+            guard let childElement = tree.element(child) else { continue }
+            let elementStyle = styles.style(of: child)
+            let style = elementStyle.style
+            if style.display == .none { continue }
+            let name = childElement.localName
+            if name == "img" || (name == "image" && childElement.namespace == Namespace.svg) || name == "svg" || name == "video"
+                || name == "object" || name == "canvas" && childElement.elementChildren.isEmpty
+            {
+                let box = replacedBox(childElement, style)
+                if style.display.isBlockLevel {
+                    context.flushParagraph(endOffset: box.offset)
+                    context.flow.append(.replaced(box))
+                } else {
+                    appendAtom(box, style: style, &context)
+                }
+                continue
+            }
+            if name == "br" {
+                appendBreak(style: inlineStyle, offset: document.textOffset(atElement: child), &context)
+                continue
+            }
+            switch style.display {
+            case .table, .inlineTable:
+                context.flushParagraph(endOffset: nil)
+                context.flow.append(.table(buildTable(childElement, style)))
+            case .inline, .contents, .inlineBlock, .inlineFlex, .inlineGrid:
+                if let before = elementStyle.before { appendGenerated(before, &context) }
+                buildChildren(of: childElement, inlineStyle: style.display == .contents ? inlineStyle : style, &context)
+                if let after = elementStyle.after { appendGenerated(after, &context) }
+            default:
+                context.flushParagraph(endOffset: nil)
+                context.flow.append(.block(buildBlock(childElement, elementStyle)))
+                context.lastWasSpace = true
+            }
+        }
+    }
+
+    private mutating func buildTable(_ element: XMLElement, _ style: ComputedStyle) -> TableNode {
+        var table = TableNode(style: style, node: element.id, caption: [], rows: [])
+        func collectRows(_ parent: XMLElement) {
+            for child in parent.elementChildren {
+                let childStyle = styles.style(of: child.id)
+                switch childStyle.style.display {
+                case .none: continue
+                case .tableRow:
+                    var cells: [BlockNode] = []
+                    for cell in child.elementChildren where styles.style(of: cell.id).style.display != .none {
+                        cells.append(buildBlock(cell, styles.style(of: cell.id)))
+                    }
+                    if !cells.isEmpty { table.rows.append(cells) }
+                case .tableCaption:
+                    table.caption.append(.block(buildBlock(child, childStyle)))
+                case .tableColumn, .tableColumnGroup:
+                    continue
+                case .tableRowGroup, .tableHeaderGroup, .tableFooterGroup:
+                    collectRows(child)
+                default:
+                    // Stray content in a table: an anonymous single-cell row.
+                    table.rows.append([buildBlock(child, childStyle)])
+                }
+            }
+        }
+        collectRows(element)
+        return table
+    }
+
+    private mutating func replacedBox(_ element: XMLElement, _ style: ComputedStyle) -> ReplacedBox {
+        imageCount += 1
+        func dimension(_ name: String) -> Double? {
+            guard let value = element.attribute(name)?.trimmingWhitespace(), !value.hasSuffix("%") else { return nil }
+            return Double(value.hasSuffix("px") ? String(value.dropLast(2)) : value)
+        }
+        let source = element.attribute("src") ?? element.attribute("href", namespace: Namespace.xlink) ?? element.attribute("href")
+            ?? element.attribute("data")
+        var width = dimension("width")
+        var height = dimension("height")
+        if case .length(.px(let w)) = style.width { width = w }
+        if case .length(.px(let h)) = style.height { height = h }
+        if element.localName == "svg", width == nil, let viewBox = element.attribute("viewBox") {
+            let numbers = viewBox.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
+            if numbers.count == 4 {
+                width = numbers[2]
+                height = numbers[3]
+            }
+        }
+        return ReplacedBox(
+            style: style, node: element.id, resource: source, alt: element.attribute("alt") ?? element.attribute("title") ?? "",
+            width: width, height: height, offset: document.textOffset(atElement: element.id))
+    }
+
+    private mutating func appendGenerated(_ content: GeneratedContent, _ context: inout FlowContext) {
+        guard content.style.display != .none, !content.text.isEmpty else { return }
+        let offset = context.paragraph?.sources.last.map { Int($0) } ?? context.startOffset
+        appendText(content.text, sourceStart: nil, fallbackOffset: offset, style: content.style, &context)
+    }
+
+    private mutating func appendBreak(style: ComputedStyle, offset: Int, _ context: inout FlowContext) {
+        let paragraph = context.currentParagraph(offset: offset)
+        let index = intern(style)
+        appendUnits([0x2028], sources: [Int32(offset)], style: index, to: paragraph)
+        context.lastWasSpace = true
+    }
+
+    private mutating func appendAtom(_ box: ReplacedBox, style: ComputedStyle, _ context: inout FlowContext) {
+        let paragraph = context.currentParagraph(offset: box.offset)
+        let index = intern(style)
+        paragraph.atoms[paragraph.text.count] = box
+        appendUnits([0xFFFC], sources: [Int32(box.offset)], style: index, to: paragraph)
+        context.lastWasSpace = false
+    }
+
+    private func appendUnits(_ units: [UInt16], sources: [Int32], style: Int, to paragraph: Paragraph) {
+        guard !units.isEmpty else { return }
+        let start = paragraph.text.count
+        paragraph.text.append(contentsOf: units)
+        paragraph.sources.append(contentsOf: sources)
+        if let last = paragraph.runs.last, last.style == style, last.end == start {
+            paragraph.runs[paragraph.runs.count - 1].end = paragraph.text.count
+        } else {
+            paragraph.runs.append(StyleRun(start: start, end: paragraph.text.count, style: style))
+        }
+    }
+
+    /// White-space processing (CSS Text 3, simplified): collapsible spaces collapse across element
+    /// boundaries; preserved newlines become forced breaks (U+2028, which ICU treats as mandatory).
+    private mutating func appendText(
+        _ text: String, sourceStart: Int?, fallbackOffset: Int = 0, style: ComputedStyle, _ context: inout FlowContext
+    ) {
+        let whiteSpace = style.whiteSpace
+        var units = Array(text.utf16)
+        var unitSources: [Int32]
+        if let sourceStart {
+            unitSources = (0..<units.count).map { Int32(sourceStart + $0) }
+        } else {
+            unitSources = [Int32](repeating: Int32(fallbackOffset), count: units.count)
+        }
+        if whiteSpace.collapsesSpaces && !context.lastWasSpace == false && context.paragraph == nil
+            && units.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+        {
+            return  // whitespace between blocks
+        }
+        switch style.textTransform {
+        case .uppercase, .lowercase, .capitalize:
+            let transformed = transform(units, style.textTransform, language: style.language)
+            if transformed.count != units.count {
+                let originalSources = unitSources
+                unitSources = (0..<transformed.count).map { originalSources[min($0 * max(originalSources.count, 1) / max(transformed.count, 1), max(originalSources.count - 1, 0))] }
+            }
+            units = transformed
+        case .none:
+            break
+        }
+        var outUnits: [UInt16] = []
+        var outSources: [Int32] = []
+        outUnits.reserveCapacity(units.count)
+        outSources.reserveCapacity(units.count)
+        var lastWasSpace = context.lastWasSpace
+        for (index, unit) in units.enumerated() {
+            let isNewline = unit == 0x0A || unit == 0x0D
+            let isSpace = unit == 0x20 || unit == 0x09 || isNewline
+            if whiteSpace.preservesNewlines && isNewline {
+                if unit == 0x0D && index + 1 < units.count && units[index + 1] == 0x0A { continue }
+                outUnits.append(0x2028)
+                outSources.append(unitSources[index])
+                lastWasSpace = true
+                continue
+            }
+            if whiteSpace.collapsesSpaces && isSpace {
+                if lastWasSpace { continue }
+                outUnits.append(whiteSpace == .nowrap ? 0x00A0 : 0x20)
+                outSources.append(unitSources[index])
+                lastWasSpace = true
+                continue
+            }
+            if unit == 0x09 && !whiteSpace.collapsesSpaces {
+                // Tabs in preformatted text: expand to the next multiple of 8 columns (approximate).
+                for _ in 0..<4 {
+                    outUnits.append(0x00A0)
+                    outSources.append(unitSources[index])
+                }
+                lastWasSpace = false
+                continue
+            }
+            if unit == 0x20 && !whiteSpace.wraps {
+                outUnits.append(0x00A0)
+            } else {
+                outUnits.append(unit)
+            }
+            outSources.append(unitSources[index])
+            lastWasSpace = unit == 0x20 && whiteSpace.collapsesSpaces
+        }
+        guard !outUnits.isEmpty else { return }
+        let paragraph = context.currentParagraph(offset: Int(outSources[0]))
+        let index = intern(style)
+        appendUnits(outUnits, sources: outSources, style: index, to: paragraph)
+        context.lastWasSpace = lastWasSpace
+    }
+
+    private func transform(_ units: [UInt16], _ transform: TextTransform, language: String?) -> [UInt16] {
+        switch transform {
+        case .uppercase: return TextCase.upper(units, language: language)
+        case .lowercase: return TextCase.lower(units, language: language)
+        case .capitalize:
+            var result = units
+            var atWordStart = true
+            for (index, unit) in units.enumerated() {
+                let isLetter = Unicode.Scalar(unit).map { $0.properties.isAlphabetic } ?? true
+                if atWordStart && isLetter {
+                    let upper = TextCase.upper([unit], language: language)
+                    if upper.count == 1 { result[index] = upper[0] }
+                }
+                atWordStart = !isLetter && unit != 0x27 && unit != 0x2019
+            }
+            return result
+        case .none: return units
+        }
+    }
+}

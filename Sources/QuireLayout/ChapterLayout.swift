@@ -1,0 +1,196 @@
+import Foundation
+import QuireContainer
+import QuireCore
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireXML
+
+/// Lays out one spine item into pages.
+public struct ChapterLayout: Sendable {
+    public var spineIndex: Int
+    public var href: String
+    public var pages: [Page]
+    public var textLength: Int
+    public var imageCount: Int
+    public var warnings: [Warning]
+}
+
+/// The whole book: chapters are independent, so they are laid out in parallel and gathered in
+/// spine order (the result does not depend on the number of workers).
+public final class BookLayout: Sendable {
+    public let container: EPUBContainer
+    public let settings: LayoutSettings
+    public let services: TextServices
+    let styleEngine = StyleEngine()
+
+    public init(container: EPUBContainer, settings: LayoutSettings, fontsDirectory: String? = nil) throws {
+        self.container = container
+        self.settings = settings
+        services = TextServices(fonts: try FontCollection(fontsDirectory: fontsDirectory))
+    }
+
+    public var bookLanguage: String? { container.publication.metadata.languages.first }
+
+    public struct Result: Sendable {
+        public var chapters: [ChapterLayout]
+        public var shapingHits: Int
+        public var shapingMisses: Int
+        public var pageCount: Int { chapters.reduce(0) { $0 + $1.pages.count } }
+    }
+
+    /// Lays out `spineIndices` (default: every spine item) with `jobs` workers.
+    public func layout(jobs: Int, spineIndices: [Int]? = nil) -> Result {
+        let indices = spineIndices ?? Array(container.publication.spine.indices)
+        let results = ResultBox(count: indices.count)
+        let next = Counter()
+        let workers = max(1, min(jobs, indices.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let shaper = Shaper()
+            while true {
+                let slot = next.take()
+                guard slot < indices.count else { break }
+                results.set(slot, layoutChapter(indices[slot], shaper: shaper))
+            }
+            results.addStatistics(hits: shaper.hits, misses: shaper.misses)
+        }
+        return Result(chapters: results.values.map { $0! }, shapingHits: results.hits, shapingMisses: results.misses)
+    }
+
+    public func layoutChapter(_ spineIndex: Int, shaper: Shaper) -> ChapterLayout {
+        let publication = container.publication
+        let spineItem = publication.spine[spineIndex]
+        let item = publication.item(for: spineItem)
+        let href = item?.href ?? spineItem.idref
+        let profile = settings.profile
+        let content = settings.contentRect
+        var warnings: [Warning] = []
+        func blankChapter(_ reason: String?) -> ChapterLayout {
+            if let reason { warnings.append(Warning("chapter", "\(href): \(reason)")) }
+            let page = Page(spineIndex: spineIndex, indexInChapter: 0, width: profile.width, height: profile.height, items: [], lines: [], start: 0, end: 0)
+            return ChapterLayout(spineIndex: spineIndex, href: href, pages: [page], textLength: 0, imageCount: 0, warnings: warnings)
+        }
+        guard let item, let path = item.path else { return blankChapter("no document") }
+        guard item.mediaType.contains("html") || item.mediaType.contains("xml") else {
+            return blankChapter("\(item.mediaType) spine items are not laid out yet")
+        }
+        let document: ContentDocument
+        do {
+            document = try ContentDocument.parse(container.read(path: path), path: path, mediaType: item.mediaType, limits: container.archive.limits)
+        } catch {
+            return blankChapter("cannot read: \(error)")
+        }
+        warnings += document.warnings
+        var overrides = ReaderOverrides()
+        overrides.fontFamily = settings.fontFamily
+        overrides.fontSizePt = settings.fontSizePt
+        overrides.lineHeight = settings.lineHeight
+        overrides.textAlign = settings.textAlign
+        overrides.noPublisherStyles = !settings.publisherStyles
+        overrides.userCSS = settings.userCSS
+        let environment = StyleEnvironment(
+            viewportWidth: content.width / profile.pixelsPerCSSPixel, viewportHeight: content.height / profile.pixelsPerCSSPixel,
+            grayscale: false, bookLanguage: bookLanguage, overrides: overrides)
+        let container = self.container
+        let styles = styleEngine.computeStyles(
+            document: document.tree, documentPath: path, environment: environment,
+            loadResource: { try? container.read(path: $0) })
+        warnings += styles.warnings
+        var builder = BoxTreeBuilder(document: document, styles: styles)
+        let root = builder.build()
+        let inline = InlineLayout(
+            services: services, shaper: shaper, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
+            hyphenate: settings.hyphenation)
+        let blocks = BlockLayout(inline: inline, scale: profile.pixelsPerCSSPixel, pageHeight: content.height)
+        let flow = Flow()
+        blocks.layoutBlock(root, left: 0, width: content.width, flow: flow, inheritedMarker: nil)
+        if builder.imageCount > 0 {
+            warnings.append(Warning("image-placeholder", "\(href): \(builder.imageCount) image(s) shown as placeholders (images are not decoded yet)"))
+        }
+        let ranges = Paginator.paginate(flow.slices, pageHeight: content.height)
+        if ranges.isEmpty { return blankChapter(nil) }
+        var pages: [Page] = []
+        var itemsBySlice: [[DisplayItem]] = Array(repeating: [], count: flow.slices.count)
+        for (slice, item) in flow.items { itemsBySlice[slice].append(item) }
+        var linesBySlice: [[LineRecord]] = Array(repeating: [], count: flow.slices.count)
+        for (slice, record) in flow.lines { linesBySlice[slice].append(record) }
+        for (pageIndex, range) in ranges.enumerated() {
+            let top = flow.slices[range.lowerBound].top
+            let bottom = flow.slices[range.upperBound].bottom
+            let dy = content.y - top
+            var items: [DisplayItem] = []
+            for span in flow.spanning where span.bottom > top && span.top < bottom {
+                if let clipped = clip(span.item, top: top, bottom: bottom) { items.append(translate(clipped, dx: content.x, dy: dy)) }
+            }
+            var lines: [LineRecord] = []
+            for slice in range {
+                for item in itemsBySlice[slice] { items.append(translate(item, dx: content.x, dy: dy)) }
+                for var record in linesBySlice[slice] {
+                    record.rect.x += content.x
+                    record.rect.y += dy
+                    lines.append(record)
+                }
+            }
+            let start = pageIndex == 0 ? 0 : flow.slices[range.lowerBound].start
+            pages.append(Page(spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: profile.height, items: items, lines: lines, start: start, end: document.textLength))
+        }
+        // Pages partition the chapter's text: each ends where the next begins.
+        for index in pages.indices.dropLast() {
+            pages[index].end = max(pages[index].start, pages[index + 1].start)
+        }
+        return ChapterLayout(spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount, warnings: warnings)
+    }
+
+    private func clip(_ item: DisplayItem, top: Double, bottom: Double) -> DisplayItem? {
+        switch item {
+        case .fill(let rect, let color):
+            let y0 = max(rect.y, top)
+            let y1 = min(rect.maxY, bottom)
+            return y1 > y0 ? .fill(Rect(x: rect.x, y: y0, width: rect.width, height: y1 - y0), color) : nil
+        case .stroke(let from, let to, let width, let color, let style):
+            if from.x == to.x {
+                let y0 = max(min(from.y, to.y), top)
+                let y1 = min(max(from.y, to.y), bottom)
+                return y1 > y0 ? .stroke(from: Point(x: from.x, y: y0), to: Point(x: to.x, y: y1), width: width, color: color, style: style) : nil
+            }
+            return from.y >= top && from.y <= bottom ? item : nil
+        default:
+            return item
+        }
+    }
+}
+
+/// Slots filled by workers, read after they finish.
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var values: [ChapterLayout?]
+    private(set) var hits = 0
+    private(set) var misses = 0
+
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: ChapterLayout) {
+        lock.lock()
+        values[index] = value
+        lock.unlock()
+    }
+
+    func addStatistics(hits: Int, misses: Int) {
+        lock.lock()
+        self.hits += hits
+        self.misses += misses
+        lock.unlock()
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func take() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value - 1
+    }
+}

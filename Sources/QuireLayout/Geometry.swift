@@ -1,0 +1,86 @@
+import QuireStyle
+
+public struct Point: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
+
+public struct Rect: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var maxX: Double { x + width }
+    public var maxY: Double { y + height }
+}
+
+/// A device: its screen in pixels and its pixel density. Point sizes (fonts, margins) become pixels
+/// through `dpi`, so 12 pt text is the same physical size on every profile.
+public struct PageProfile: Sendable, Hashable {
+    public var name: String
+    public var width: Int
+    public var height: Int
+    public var dpi: Double
+    public var description: String
+
+    public init(name: String, width: Int, height: Int, dpi: Double, description: String = "") {
+        self.name = name
+        self.width = width
+        self.height = height
+        self.dpi = dpi
+        self.description = description
+    }
+
+    public static let all: [PageProfile] = [
+        PageProfile(name: "kindle-paperwhite", width: 1236, height: 1648, dpi: 300, description: "Kindle Paperwhite (11th/12th gen), 6.8\" e-ink"),
+        PageProfile(name: "kobo-clara", width: 1072, height: 1448, dpi: 300, description: "Kobo Clara HD/2E/BW, 6\" e-ink"),
+        PageProfile(name: "eink-6", width: 758, height: 1024, dpi: 212, description: "classic 6\" e-ink reader (Kindle 4–10, Kobo Touch)"),
+        PageProfile(name: "phone", width: 1080, height: 2340, dpi: 420, description: "a 6.1\" phone in portrait"),
+        PageProfile(name: "tablet", width: 1640, height: 2360, dpi: 264, description: "an 10.9\" tablet in portrait"),
+    ]
+
+    public static func named(_ name: String) -> PageProfile? { all.first { $0.name == name } }
+
+    /// Device pixels per point and per CSS px.
+    public var pixelsPerPoint: Double { dpi / 72 }
+    public var pixelsPerCSSPixel: Double { dpi / 96 }
+}
+
+/// Every input that changes pagination.
+public struct LayoutSettings: Sendable, Hashable {
+    public var profile: PageProfile
+    public var fontSizePt: Double = 12
+    /// Page margin on every side; nil picks 6% of the page width, at most 36 pt.
+    public var marginPt: Double? = nil
+    public var lineHeight: Double? = nil
+    public var fontFamily: String? = nil
+    public var textAlign: TextAlign? = nil
+    public var hyphenation = true
+    public var publisherStyles = true
+    public var userCSS: String? = nil
+
+    public init(profile: PageProfile) { self.profile = profile }
+
+    public var marginPixels: Double {
+        let points = marginPt ?? min(36, Double(profile.width) / profile.pixelsPerPoint * 0.06)
+        return (points * profile.pixelsPerPoint).rounded()
+    }
+
+    /// The content box: the page less its margins.
+    public var contentRect: Rect {
+        let margin = marginPixels
+        return Rect(x: margin, y: margin, width: Double(profile.width) - 2 * margin, height: Double(profile.height) - 2 * margin)
+    }
+}

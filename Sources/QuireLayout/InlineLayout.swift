@@ -1,0 +1,562 @@
+import QuireCore
+import QuireStyle
+import QuireText
+
+/// Shared, thread-safe text services, and per-worker state (the shaping cache is not shared).
+public final class TextServices: Sendable {
+    public let fonts: FontCollection
+    public let hyphenator: Hyphenator
+
+    public init(fonts: FontCollection, hyphenator: Hyphenator = Hyphenator()) {
+        self.fonts = fonts
+        self.hyphenator = hyphenator
+    }
+}
+
+/// One laid-out line, positioned relative to its paragraph's content box (x) and its own top (y).
+struct LineBox {
+    var height: Double
+    var baseline: Double
+    var items: [DisplayItem]
+    var start: Int
+    var end: Int
+    var left: Double
+    var width: Double
+}
+
+/// Inline formatting: a paragraph's text is split into segments (per style, bidi level, font and
+/// break opportunity), shaped, turned into boxes/glue/penalties, broken into lines, and positioned.
+struct InlineLayout {
+    let services: TextServices
+    let shaper: Shaper
+    let styles: [ComputedStyle]
+    let scale: Double
+    let bookLanguage: String?
+    let hyphenate: Bool
+
+    enum SegmentKind { case text, space, atom, forcedBreak }
+
+    struct Segment {
+        var start: Int
+        var end: Int
+        var style: Int
+        var level: UInt8
+        var face: FontFace?
+        var kind: SegmentKind
+        var width: Double = 0
+        /// A hyphenation point follows this segment (inside the same word).
+        var hyphenAfter = false
+    }
+
+    struct Metrics {
+        var top: Double
+        var bottom: Double
+    }
+
+    func fontSize(_ style: ComputedStyle) -> Double { style.fontSize * scale }
+
+    func request(_ style: ComputedStyle) -> FontRequest { FontRequest(style: style, bookLanguage: bookLanguage) }
+
+    func features(_ style: ComputedStyle, face: FontFace) -> [FontFeature] {
+        var features = style.fontFeatures
+        switch style.fontVariantCaps {
+        case .smallCaps: if face.hasSmallCaps { features.append(FontFeature("smcp")) }
+        case .allSmallCaps:
+            if face.hasSmallCaps {
+                features.append(FontFeature("smcp"))
+                features.append(FontFeature("c2sc"))
+            }
+        case .normal: break
+        }
+        if style.letterSpacing != 0 { features.append(FontFeature("liga", 0)) }
+        return features
+    }
+
+    func parameters(_ style: ComputedStyle, face: FontFace, rtl: Bool) -> ShapingParameters {
+        ShapingParameters(
+            face: face, size: fontSize(style), features: features(style, face: face), rightToLeft: rtl,
+            language: style.language ?? bookLanguage)
+    }
+
+    /// Vertical extent of an inline box of this style around the baseline.
+    func metrics(_ style: ComputedStyle, face: FontFace) -> Metrics {
+        let size = fontSize(style)
+        let ascent = face.ascent(at: size)
+        let descent = face.descent(at: size)
+        let lineHeight = style.lineHeightPx(normalFactor: face.normalLineHeightFactor) * scale
+        let halfLeading = (lineHeight - ascent - descent) / 2
+        let shift = baselineShift(style)
+        return Metrics(top: ascent + halfLeading + shift, bottom: descent + halfLeading - shift)
+    }
+
+    func baselineShift(_ style: ComputedStyle) -> Double {
+        switch style.verticalAlign {
+        case .super: return fontSize(style) * 0.4
+        case .sub: return -fontSize(style) * 0.25
+        case .length(let length):
+            return length.resolve(against: style.lineHeightPx() * scale) * (length == .zero ? 0 : 1) * (isPercent(length) ? 1 : scale)
+        default: return 0
+        }
+    }
+
+    private func isPercent(_ length: Length) -> Bool {
+        if case .percent = length { return true }
+        return false
+    }
+
+    // MARK: Segmentation
+
+    func segments(_ paragraph: Paragraph, levels: [UInt8]?, breaks: [Bool]) -> [Segment] {
+        let text = paragraph.text
+        var result: [Segment] = []
+        for run in paragraph.runs {
+            let style = styles[run.style]
+            let primary = services.fonts.primaryFace(for: request(style))
+            var index = run.start
+            while index < run.end {
+                let unit = text[index]
+                let level = levels?[index] ?? 0
+                if unit == 0x20 {
+                    var end = index + 1
+                    while end < run.end && text[end] == 0x20 && (levels?[end] ?? 0) == level { end += 1 }
+                    result.append(Segment(start: index, end: end, style: run.style, level: level, face: primary, kind: .space))
+                    index = end
+                    continue
+                }
+                if unit == 0x2028 || unit == 0x0A {
+                    result.append(Segment(start: index, end: index + 1, style: run.style, level: level, face: nil, kind: .forcedBreak))
+                    index += 1
+                    continue
+                }
+                if unit == 0xFFFC, paragraph.atoms[index] != nil {
+                    result.append(Segment(start: index, end: index + 1, style: run.style, level: level, face: nil, kind: .atom))
+                    index += 1
+                    continue
+                }
+                // A text segment: up to a space, a break opportunity, a level change or a font change.
+                var end = index
+                var face: FontFace? = nil
+                while end < run.end {
+                    let current = text[end]
+                    if current == 0x20 || current == 0x2028 || current == 0x0A || (current == 0xFFFC && paragraph.atoms[end] != nil) { break }
+                    if end > index && (breaks[end] || (levels?[end] ?? 0) != level) { break }
+                    // Decode one scalar (surrogate pairs stay together).
+                    var width = 1
+                    var value = UInt32(current)
+                    if current >= 0xD800 && current < 0xDC00 && end + 1 < run.end, text[end + 1] >= 0xDC00 && text[end + 1] < 0xE000 {
+                        value = 0x10000 + ((UInt32(current) - 0xD800) << 10) + (UInt32(text[end + 1]) - 0xDC00)
+                        width = 2
+                    }
+                    let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+                    let scalarFace: FontFace
+                    if primary.covers(scalar) || scalar.value == 0xAD {
+                        scalarFace = primary
+                    } else if let face, Self.attachesToPrevious(scalar) {
+                        scalarFace = face
+                    } else {
+                        scalarFace = services.fonts.fallbackFace(for: scalar, request: request(style)) ?? primary
+                    }
+                    if let face, face !== scalarFace, !Self.attachesToPrevious(scalar) { break }
+                    if face == nil { face = scalarFace }
+                    end += width
+                }
+                if end == index { end = index + 1 }
+                result.append(Segment(start: index, end: end, style: run.style, level: level, face: face ?? primary, kind: .text))
+                index = end
+            }
+        }
+        return result
+    }
+
+    static func attachesToPrevious(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .spacingMark, .format: return true
+        default: return scalar.value == 0x200D || (0xFE00...0xFE0F).contains(scalar.value) || (0x1F3FB...0x1F3FF).contains(scalar.value)
+        }
+    }
+
+    /// Splits words at hyphenation points (soft hyphens always, dictionary points with `hyphens: auto`).
+    func hyphenated(_ segments: [Segment], _ paragraph: Paragraph) -> [Segment] {
+        var result: [Segment] = []
+        result.reserveCapacity(segments.count)
+        for segment in segments {
+            let style = styles[segment.style]
+            guard segment.kind == .text, style.hyphens != .none, segment.end - segment.start >= 2 else {
+                result.append(segment)
+                continue
+            }
+            var points: [Int] = []
+            let units = paragraph.text[segment.start..<segment.end]
+            for (offset, unit) in units.enumerated() where unit == 0xAD && offset > 0 { points.append(segment.start + offset + 1) }
+            if points.isEmpty, style.hyphens == .auto, hyphenate, let language = style.language ?? bookLanguage {
+                // Hyphenate the letters of the word, leaving punctuation around it alone.
+                let scalars = String(decoding: units, as: UTF16.self)
+                let letters = scalars.unicodeScalars
+                let leading = letters.prefix { !$0.properties.isAlphabetic }.reduce(0) { $0 + $1.utf16.count }
+                let trailing = letters.reversed().prefix { !$0.properties.isAlphabetic }.reduce(0) { $0 + $1.utf16.count }
+                if leading + trailing < units.count {
+                    let coreStart = segment.start + leading
+                    let core = String(decoding: paragraph.text[coreStart..<(segment.end - trailing)], as: UTF16.self)
+                    points = services.hyphenator.points(in: core, language: language).map { coreStart + $0 }
+                }
+            }
+            guard !points.isEmpty else {
+                result.append(segment)
+                continue
+            }
+            var start = segment.start
+            for point in points where point > start && point < segment.end {
+                var part = segment
+                part.start = start
+                part.end = point
+                part.hyphenAfter = true
+                result.append(part)
+                start = point
+            }
+            var last = segment
+            last.start = start
+            result.append(last)
+        }
+        return result
+    }
+
+    func measure(_ segments: inout [Segment], _ paragraph: Paragraph) {
+        for index in segments.indices {
+            let segment = segments[index]
+            let style = styles[segment.style]
+            switch segment.kind {
+            case .text:
+                let shaped = shaper.shape(paragraph.text[segment.start..<segment.end], parameters(style, face: segment.face!, rtl: segment.level & 1 == 1))
+                segments[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped))
+            case .space:
+                segments[index].width = (spaceWidth(style, face: segment.face!) + style.wordSpacing * scale) * Double(segment.end - segment.start)
+            case .atom:
+                segments[index].width = atomSize(paragraph.atoms[segment.start]!).width
+            case .forcedBreak:
+                segments[index].width = 0
+            }
+        }
+    }
+
+    func clusterCount(_ shaped: ShapedText) -> Int {
+        var count = 0
+        var last: UInt32 = .max
+        for glyph in shaped.glyphs where glyph.cluster != last {
+            count += 1
+            last = glyph.cluster
+        }
+        return count
+    }
+
+    func spaceWidth(_ style: ComputedStyle, face: FontFace) -> Double {
+        shaper.shape([0x20][...], parameters(style, face: face, rtl: false)).advance
+    }
+
+    func hyphenWidth(_ style: ComputedStyle, face: FontFace) -> Double {
+        shaper.shape([0x2D][...], parameters(style, face: face, rtl: false)).advance
+    }
+
+    /// Device-pixel size of an inline replaced element (placeholder sizes until images are measured).
+    func atomSize(_ box: ReplacedBox) -> (width: Double, height: Double) {
+        let width = (box.width ?? (box.height.map { $0 } ?? 100)) * scale
+        let height = (box.height ?? (box.width.map { $0 } ?? 100)) * scale
+        return (width, height)
+    }
+
+    static func isCJK(_ unit: UInt16) -> Bool {
+        (0x3040...0x30FF).contains(unit) || (0x3400...0x4DBF).contains(unit) || (0x4E00...0x9FFF).contains(unit)
+            || (0xF900...0xFAFF).contains(unit) || (0xAC00...0xD7AF).contains(unit) || (0xFF00...0xFFEF).contains(unit)
+            || (0x3000...0x303F).contains(unit)
+    }
+
+    // MARK: Lines
+
+    func layout(_ paragraph: Paragraph, width available: Double, marker: GeneratedContent?) -> [LineBox] {
+        let blockStyle = paragraph.blockStyle
+        let text = paragraph.text
+        let rtlParagraph = blockStyle.direction == .rtl
+        var levels: [UInt8]? = nil
+        if rtlParagraph || Bidi.needsResolution(text) {
+            levels = Bidi.levels(text, rightToLeft: rtlParagraph).levels
+        }
+        let language = blockStyle.language ?? bookLanguage
+        var breakable = [Bool](repeating: false, count: text.count + 1)
+        for opportunity in LineBreakOpportunities.find(in: text, language: language) where opportunity.offset <= text.count {
+            breakable[opportunity.offset] = true
+        }
+        var segments = hyphenated(segments(paragraph, levels: levels, breaks: breakable), paragraph)
+        measure(&segments, paragraph)
+
+        let justify = blockStyle.textAlign == .justify
+        let fill = 1e6
+        var items: [BreakItem] = []
+        var itemSegment: [Int] = []
+        items.reserveCapacity(segments.count * 2 + 2)
+        func add(_ item: BreakItem, _ segment: Int) {
+            items.append(item)
+            itemSegment.append(segment)
+        }
+        for (index, segment) in segments.enumerated() {
+            let style = styles[segment.style]
+            switch segment.kind {
+            case .text, .atom:
+                if index > 0 {
+                    let previous = segments[index - 1]
+                    if previous.hyphenAfter && segment.kind == .text {
+                        add(.penalty(width: hyphenWidth(styles[previous.style], face: previous.face!), penalty: 50, flagged: true), -1)
+                    } else if previous.kind == .text || previous.kind == .atom, breakable[segment.start], styles[previous.style].whiteSpace.wraps {
+                        let before = text[previous.end - 1]
+                        if justify && Self.isCJK(before) && Self.isCJK(text[segment.start]) {
+                            add(.glue(width: 0, stretch: fontSize(style) * 0.15, shrink: 0), -1)
+                        } else if before == 0x2D || before == 0x2010 || before == 0x2013 || before == 0x2014 {
+                            add(.penalty(width: 0, penalty: 50, flagged: true), -1)
+                        } else {
+                            add(.penalty(width: 0, penalty: 0, flagged: false), -1)
+                        }
+                    } else if previous.kind == .text || previous.kind == .atom {
+                        add(.penalty(width: 0, penalty: BreakItem.infinitePenalty, flagged: false), -1)
+                    }
+                }
+                add(.box(width: segment.width), index)
+            case .space:
+                if style.whiteSpace.wraps {
+                    add(.glue(width: segment.width, stretch: justify ? segment.width / 2 : 0, shrink: justify ? segment.width / 3 : 0), index)
+                } else {
+                    add(.box(width: segment.width), index)
+                }
+            case .forcedBreak:
+                add(.glue(width: 0, stretch: fill, shrink: 0), -1)
+                add(BreakItem.forcedBreak, index)
+            }
+        }
+        add(.glue(width: 0, stretch: fill, shrink: 0), -1)
+        add(BreakItem.forcedBreak, -1)
+
+        let indent = blockStyle.textIndent.resolve(against: available / scale) * scale
+        let lineWidth: (Int) -> Double = { $0 == 0 ? available - indent : available }
+        let breaks: LineBreaks =
+            justify ? LineBreaker.breakLines(items, lineWidth: lineWidth) : LineBreaker.greedy(items, lineWidth: lineWidth)
+
+        var lines: [LineBox] = []
+        var lineStart = 0
+        for (lineIndex, breakIndex) in breaks.breaks.enumerated() {
+            var first = lineStart
+            while first < breakIndex {
+                if case .box = items[first] { break }
+                first += 1
+            }
+            var segmentIndices: [Int] = []
+            var glueAdjust: [Int: Double] = [:]
+            let ratio = breaks.ratios[lineIndex]
+            let endsWithForced: Bool = {
+                if case .penalty(_, let p, _) = items[breakIndex], p <= -BreakItem.infinitePenalty { return true }
+                return false
+            }()
+            let lastLine = lineIndex == breaks.breaks.count - 1 || endsWithForced
+            for itemIndex in first..<breakIndex {
+                let segmentIndex = itemSegment[itemIndex]
+                guard segmentIndex >= 0 else { continue }
+                if segments[segmentIndex].kind == .forcedBreak { continue }
+                segmentIndices.append(segmentIndex)
+                if case .glue(let w, let y, let z) = items[itemIndex], justify {
+                    let adjusted = ratio >= 0 ? w + ratio * y : w + ratio * z
+                    glueAdjust[segmentIndex] = lastLine && ratio > 0 ? w : adjusted
+                }
+            }
+            // Trailing spaces hang outside the line.
+            while let last = segmentIndices.last, segments[last].kind == .space { segmentIndices.removeLast() }
+            var hyphenStyle: Int? = nil
+            if case .penalty(_, _, let flagged) = items[breakIndex], flagged, let last = segmentIndices.last, segments[last].hyphenAfter {
+                hyphenStyle = segments[last].style
+            }
+            let line = makeLine(
+                paragraph, segments: segments, indices: segmentIndices, glue: glueAdjust, hyphenStyle: hyphenStyle,
+                available: lineWidth(lineIndex), indent: lineIndex == 0 ? indent : 0, lastLine: lastLine && !(justify && !lastLine),
+                levels: levels, marker: lineIndex == 0 ? marker : nil)
+            lines.append(line)
+            lineStart = breakIndex + 1
+        }
+        return lines
+    }
+
+    private func makeLine(
+        _ paragraph: Paragraph, segments: [Segment], indices: [Int], glue: [Int: Double], hyphenStyle: Int?, available: Double,
+        indent: Double, lastLine: Bool, levels: [UInt8]?, marker: GeneratedContent?
+    ) -> LineBox {
+        let blockStyle = paragraph.blockStyle
+        let strutFace = services.fonts.primaryFace(for: request(blockStyle))
+        var extent = metrics(blockStyle, face: strutFace)
+
+        // Pieces in logical order: merged text runs, spaces, atoms.
+        struct Piece {
+            var start: Int
+            var end: Int
+            var style: Int
+            var level: UInt8
+            var face: FontFace?
+            var kind: SegmentKind
+            var width: Double
+            var hyphen: Bool
+        }
+        var pieces: [Piece] = []
+        for index in indices {
+            let segment = segments[index]
+            if segment.kind == .text, var last = pieces.last, last.kind == .text, last.end == segment.start, last.style == segment.style,
+                last.face === segment.face, last.level == segment.level
+            {
+                last.end = segment.end
+                pieces[pieces.count - 1] = last
+                continue
+            }
+            let width = segment.kind == .space ? (glue[index] ?? segment.width) : segment.width
+            pieces.append(
+                Piece(start: segment.start, end: segment.end, style: segment.style, level: segment.level, face: segment.face,
+                      kind: segment.kind, width: width, hyphen: false))
+        }
+        if hyphenStyle != nil, let lastText = pieces.lastIndex(where: { $0.kind == .text }) { pieces[lastText].hyphen = true }
+
+        // Shape text pieces (merged words re-shape as a whole, which the cache usually answers).
+        var shapedPieces: [ShapedText?] = []
+        for index in pieces.indices {
+            let piece = pieces[index]
+            guard piece.kind == .text, let face = piece.face else {
+                shapedPieces.append(nil)
+                continue
+            }
+            let style = styles[piece.style]
+            var units = Array(paragraph.text[piece.start..<piece.end])
+            if piece.hyphen {
+                if units.last == 0xAD { units.removeLast() }
+                units.append(0x2D)
+            }
+            let shaped = shaper.shape(units[...], parameters(style, face: face, rtl: piece.level & 1 == 1))
+            pieces[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped))
+            shapedPieces.append(shaped)
+            let m = metrics(style, face: face)
+            extent.top = max(extent.top, m.top)
+            extent.bottom = max(extent.bottom, m.bottom)
+        }
+        for piece in pieces where piece.kind == .atom {
+            let size = atomSize(paragraph.atoms[piece.start]!)
+            extent.top = max(extent.top, size.height + baselineShift(styles[piece.style]))
+        }
+
+        // Visual order (bidi rule L2) and alignment.
+        let order = levels == nil ? Array(pieces.indices) : Bidi.visualOrder(levels: pieces.map(\.level))
+        let used = pieces.reduce(0) { $0 + $1.width }
+        let rtl = blockStyle.direction == .rtl
+        var align = blockStyle.textAlign
+        if align == .justify {
+            switch blockStyle.textAlignLast {
+            case .auto, .start: align = lastLine ? .start : .justify
+            case .end: align = lastLine ? .end : .justify
+            case .left: align = lastLine ? .left : .justify
+            case .right: align = lastLine ? .right : .justify
+            case .center: align = lastLine ? .center : .justify
+            case .justify: align = .justify
+            }
+        }
+        let slack = max(0, available - used)
+        var x: Double
+        switch align {
+        case .left: x = 0
+        case .right: x = slack
+        case .center: x = slack / 2
+        case .start, .justify: x = rtl ? slack : 0
+        case .end: x = rtl ? 0 : slack
+        }
+        let lineLeft = rtl ? 0 : indent
+        x += lineLeft
+        let baseline = extent.top
+        var items: [DisplayItem] = []
+        var decorations: [(from: Double, to: Double, style: Int)] = []
+        for index in order {
+            let piece = pieces[index]
+            let style = styles[piece.style]
+            switch piece.kind {
+            case .text:
+                guard let shaped = shapedPieces[index], let face = piece.face else { break }
+                var xs: [Float] = []
+                var ys: [Float] = []
+                var glyphs: [UInt32] = []
+                xs.reserveCapacity(shaped.glyphs.count)
+                var pen = 0.0
+                var lastCluster: UInt32 = .max
+                let spacing = style.letterSpacing * scale
+                for glyph in shaped.glyphs {
+                    if spacing != 0 && glyph.cluster != lastCluster && lastCluster != .max { pen += spacing }
+                    lastCluster = glyph.cluster
+                    glyphs.append(glyph.id)
+                    xs.append(Float(pen) + glyph.xOffset)
+                    ys.append(-glyph.yOffset)
+                    pen += Double(glyph.advance)
+                }
+                let wantsBold = style.fontWeight >= 600
+                let wantsItalic = style.fontStyle != .normal
+                if style.visibility == .visible {
+                    items.append(
+                        .glyphs(
+                            GlyphRun(
+                                face: face, size: fontSize(style), color: style.color,
+                                origin: Point(x: x, y: baseline - baselineShift(style)), glyphs: glyphs, xs: xs, ys: ys,
+                                syntheticBold: wantsBold && !face.isBold, syntheticItalic: wantsItalic && !face.isItalic)))
+                }
+                if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
+            case .atom:
+                let box = paragraph.atoms[piece.start]!
+                let size = atomSize(box)
+                let rect = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
+                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: .placeholder), altText: nil))
+            case .space:
+                if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
+            case .forcedBreak:
+                break
+            }
+            x += piece.width
+        }
+        for decoration in decorations {
+            let style = styles[decoration.style]
+            let size = fontSize(style)
+            let thickness = max(1, size / 18)
+            var ys: [Double] = []
+            if style.textDecoration.contains(.underline) { ys.append(baseline + size * 0.12) }
+            if style.textDecoration.contains(.lineThrough) { ys.append(baseline - size * 0.28) }
+            if style.textDecoration.contains(.overline) { ys.append(baseline - size * 0.85) }
+            for y in ys {
+                items.append(.stroke(from: Point(x: decoration.from, y: y), to: Point(x: decoration.to, y: y), width: thickness, color: style.color, style: .solid))
+            }
+        }
+        if let marker, !marker.text.isEmpty {
+            let face = services.fonts.primaryFace(for: request(marker.style))
+            let units = Array(marker.text.utf16)
+            let shaped = shaper.shape(units[...], parameters(marker.style, face: face, rtl: false))
+            let gap = fontSize(marker.style) * 0.5
+            let markerX = rtl ? available + gap : -shaped.advance - gap
+            var pen = 0.0
+            var xs: [Float] = []
+            for glyph in shaped.glyphs {
+                xs.append(Float(pen) + glyph.xOffset)
+                pen += Double(glyph.advance)
+            }
+            items.append(
+                .glyphs(
+                    GlyphRun(
+                        face: face, size: fontSize(marker.style), color: marker.style.color, origin: Point(x: markerX, y: baseline),
+                        glyphs: shaped.glyphs.map(\.id), xs: xs, ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: false,
+                        syntheticItalic: false)))
+        }
+        var start = Int.max
+        var end = 0
+        for piece in pieces where piece.end > piece.start {
+            start = min(start, Int(paragraph.sources[piece.start]))
+            end = max(end, Int(paragraph.sources[piece.end - 1]) + 1)
+        }
+        if start == Int.max {
+            start = Int(paragraph.sources.first ?? Int32(paragraph.startOffset))
+            end = start
+        }
+        return LineBox(
+            height: extent.top + extent.bottom, baseline: baseline, items: items, start: start, end: end,
+            left: lineLeft, width: used)
+    }
+}

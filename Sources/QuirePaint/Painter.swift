@@ -1,0 +1,204 @@
+import CCairo
+import CFreeType
+import CQuirePNG
+import Foundation
+import QuireCore
+import QuireLayout
+import QuireStyle
+import QuireText
+
+public enum Theme: String, Sendable, CaseIterable {
+    case light, sepia, dark
+
+    var background: Color {
+        switch self {
+        case .light: return .white
+        case .sepia: return Color(red: 0xF4, green: 0xEC, blue: 0xD8)
+        case .dark: return Color(red: 0x12, green: 0x12, blue: 0x12)
+        }
+    }
+
+    /// Book colours are kept in the light theme; the other themes recolour dark text (and light
+    /// text in dark mode stays readable) the way reading apps do.
+    func map(_ color: Color) -> Color {
+        switch self {
+        case .light: return color
+        case .sepia:
+            let luma = (Int(color.red) * 77 + Int(color.green) * 150 + Int(color.blue) * 29) >> 8
+            return luma < 96 ? Color(red: 0x5B, green: 0x46, blue: 0x36, alpha: color.alpha) : color
+        case .dark:
+            let luma = (Int(color.red) * 77 + Int(color.green) * 150 + Int(color.blue) * 29) >> 8
+            return luma < 128 ? Color(red: 0xDC, green: 0xDC, blue: 0xDC, alpha: color.alpha) : color
+        }
+    }
+}
+
+public struct PaintSettings: Sendable, Hashable {
+    public var theme: Theme = .light
+    /// 8-bit grey output for e-ink.
+    public var gray = false
+    /// With `gray`, quantise to 16 levels with an ordered dither (what most e-ink panels show).
+    public var dither16 = false
+    /// zlib level for PNG (1–9). Low levels with no filtering keep encoding from dominating.
+    public var compressionLevel = 2
+
+    public init() {}
+}
+
+/// Paints display lists with cairo. One painter per worker thread: it owns its FreeType faces
+/// (never shared with HarfBuzz) and cairo font faces.
+public final class Painter {
+    private var library: FT_Library?
+    private var fontFaces: [String: OpaquePointer] = [:]
+    private let options: OpaquePointer
+
+    public init() {
+        FT_Init_FreeType(&library)
+        options = cairo_font_options_create()
+        cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
+        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+    }
+
+    deinit {
+        for face in fontFaces.values { cairo_font_face_destroy(face) }
+        cairo_font_options_destroy(options)
+        // The FreeType library stays: cairo's global font cache may still hold faces made from it.
+    }
+
+    /// The cairo face for a font (plus synthetic bold/oblique flags), created on first use.
+    private func cairoFace(_ face: FontFace, bold: Bool, italic: Bool) -> OpaquePointer? {
+        let key = face.key + (bold ? "+b" : "") + (italic ? "+i" : "")
+        if let cached = fontFaces[key] { return cached }
+        var ftFace: FT_Face?
+        switch face.source {
+        case .file(let path, let index):
+            guard FT_New_Face(library, path, FT_Long(index), &ftFace) == 0 else { return nil }
+        case .memory(_, let data, let index):
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+            data.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            guard FT_New_Memory_Face(library, buffer.baseAddress!.assumingMemoryBound(to: FT_Byte.self), FT_Long(data.count), FT_Long(index), &ftFace) == 0 else {
+                buffer.deallocate()
+                return nil
+            }
+        }
+        guard let ftFace, let cairoFace = cairo_ft_font_face_create_for_ft_face(ftFace, 0) else { return nil }
+        // The FT_Face lives as long as cairo keeps the face (cairo caches faces beyond our use).
+        let key_ = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)
+        cairo_font_face_set_user_data(cairoFace, key_, UnsafeMutableRawPointer(ftFace)) { pointer in
+            if let pointer { FT_Done_Face(pointer.assumingMemoryBound(to: FT_FaceRec.self)) }
+        }
+        var synthesize: UInt32 = 0
+        if bold { synthesize |= CAIRO_FT_SYNTHESIZE_BOLD.rawValue }
+        if italic { synthesize |= CAIRO_FT_SYNTHESIZE_OBLIQUE.rawValue }
+        if synthesize != 0 { cairo_ft_font_face_set_synthesize(cairoFace, synthesize) }
+        fontFaces[key] = cairoFace
+        return cairoFace
+    }
+
+    /// Paints a page into a new cairo image surface (RGB24). The caller destroys it.
+    public func paint(_ page: Page, settings: PaintSettings) -> OpaquePointer {
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(page.width), Int32(page.height))!
+        let cr = cairo_create(surface)!
+        defer { cairo_destroy(cr) }
+        setColor(cr, settings.theme.background)
+        cairo_paint(cr)
+        cairo_set_font_options(cr, options)
+        for item in page.items {
+            switch item {
+            case .fill(let rect, let color):
+                setColor(cr, settings.theme.map(color))
+                cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
+                cairo_fill(cr)
+            case .stroke(let from, let to, let width, let color, let style):
+                setColor(cr, settings.theme.map(color))
+                cairo_set_line_width(cr, width)
+                switch style {
+                case .dashed:
+                    var dashes = [width * 3, width * 2]
+                    cairo_set_dash(cr, &dashes, 2, 0)
+                case .dotted:
+                    var dashes = [width, width]
+                    cairo_set_dash(cr, &dashes, 2, 0)
+                default:
+                    cairo_set_dash(cr, nil, 0, 0)
+                }
+                cairo_move_to(cr, from.x, from.y)
+                cairo_line_to(cr, to.x, to.y)
+                cairo_stroke(cr)
+                cairo_set_dash(cr, nil, 0, 0)
+            case .glyphs(let run):
+                draw(run, cr: cr, theme: settings.theme)
+            case .image(let box, let alt):
+                // A placeholder until images are decoded: a light frame with a cross.
+                setColor(cr, settings.theme.map(Color(red: 160, green: 160, blue: 160)))
+                cairo_set_line_width(cr, 1)
+                cairo_rectangle(cr, box.rect.x + 0.5, box.rect.y + 0.5, max(box.rect.width - 1, 0), max(box.rect.height - 1, 0))
+                cairo_move_to(cr, box.rect.x, box.rect.y)
+                cairo_line_to(cr, box.rect.maxX, box.rect.maxY)
+                cairo_move_to(cr, box.rect.maxX, box.rect.y)
+                cairo_line_to(cr, box.rect.x, box.rect.maxY)
+                cairo_stroke(cr)
+                if let alt { draw(alt, cr: cr, theme: settings.theme) }
+            }
+        }
+        cairo_surface_flush(surface)
+        return surface
+    }
+
+    private func draw(_ run: GlyphRun, cr: OpaquePointer, theme: Theme) {
+        guard !run.glyphs.isEmpty, let face = cairoFace(run.face, bold: run.syntheticBold, italic: run.syntheticItalic) else { return }
+        cairo_set_font_face(cr, face)
+        cairo_set_font_size(cr, run.size)
+        setColor(cr, theme.map(run.color))
+        var glyphs = [cairo_glyph_t]()
+        glyphs.reserveCapacity(run.glyphs.count)
+        for index in run.glyphs.indices {
+            glyphs.append(cairo_glyph_t(index: UInt(run.glyphs[index]), x: run.origin.x + Double(run.xs[index]), y: run.origin.y + Double(run.ys[index])))
+        }
+        cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
+    }
+
+    private func setColor(_ cr: OpaquePointer, _ color: Color) {
+        cairo_set_source_rgba(cr, Double(color.red) / 255, Double(color.green) / 255, Double(color.blue) / 255, Double(color.alpha) / 255)
+    }
+
+    /// Paints a page and writes it as PNG, atomically (a temporary name, then rename).
+    public func writePNG(_ page: Page, settings: PaintSettings, to path: String) throws {
+        let surface = paint(page, settings: settings)
+        defer { cairo_surface_destroy(surface) }
+        try PNGWriter.write(surface: surface, gray: settings.gray, dither16: settings.dither16, level: settings.compressionLevel, to: path)
+    }
+}
+
+public enum PNGWriter {
+    /// Converts a cairo RGB24 surface to RGB or grey rows and writes them with libpng.
+    public static func write(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int, to path: String) throws {
+        let width = Int(cairo_image_surface_get_width(surface))
+        let height = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
+        let channels = gray ? 1 : 3
+        var rows = [UInt8](repeating: 0, count: width * height * channels)
+        rows.withUnsafeMutableBufferPointer { buffer in
+            if gray {
+                quire_xrgb_to_gray(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height), dither16 ? 16 : 256)
+            } else {
+                quire_xrgb_to_rgb(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height))
+            }
+        }
+        let temporary = path + ".tmp-\(getpid())"
+        var error = [CChar](repeating: 0, count: 256)
+        let status = rows.withUnsafeBufferPointer { buffer in
+            quire_png_write(temporary, buffer.baseAddress, Int32(width), Int32(height), Int32(width * channels), Int32(channels), Int32(level), &error, 256)
+        }
+        guard status == 0 else {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import CFontconfig
+import Foundation
+import QuireCore
+import QuireStyle
+
+/// What a run of text asks for: the CSS family list and the style bits that choose a face.
+public struct FontRequest: Hashable, Sendable {
+    public var families: [String]
+    public var bold: Bool
+    public var italic: Bool
+    public var language: String?
+
+    public init(families: [String], bold: Bool, italic: Bool, language: String?) {
+        self.families = families
+        self.bold = bold
+        self.italic = italic
+        self.language = language
+    }
+
+    public init(style: ComputedStyle, bookLanguage: String?) {
+        self.init(
+            families: style.fontFamilies, bold: style.fontWeight >= 600, italic: style.fontStyle != .normal,
+            language: style.language ?? bookLanguage)
+    }
+}
+
+/// A face registered by a book's `@font-face` rule.
+public struct BookFont: Sendable {
+    public var family: String
+    public var bold: Bool
+    public var italic: Bool
+    public var face: FontFace
+    public var unicodeRanges: [ClosedRange<UInt32>]
+
+    public init(family: String, bold: Bool, italic: Bool, face: FontFace, unicodeRanges: [ClosedRange<UInt32>] = []) {
+        self.family = family
+        self.bold = bold
+        self.italic = italic
+        self.face = face
+        self.unicodeRanges = unicodeRanges
+    }
+}
+
+/// Chooses faces: book fonts first, then the bundled faces for generic families, then, per
+/// character, system fonts through fontconfig for scripts the bundled faces do not cover.
+/// Thread-safe; fallback answers are cached.
+public final class FontCollection: @unchecked Sendable {
+    public static let bundledFiles: [String: (regular: String, italic: String, bold: String, boldItalic: String)] = [
+        "serif": ("LinLibertine_R.otf", "LinLibertine_RI.otf", "LinLibertine_RB.otf", "LinLibertine_RBI.otf"),
+        "sans-serif": ("LinBiolinum_R.otf", "LinBiolinum_RI.otf", "LinBiolinum_RB.otf", "LinBiolinum_RB.otf"),
+        "monospace": (
+            "JetBrainsMono-Regular.ttf", "JetBrainsMono-Italic.ttf", "JetBrainsMono-Bold.ttf", "JetBrainsMono-BoldItalic.ttf"
+        ),
+    ]
+    /// Family names that map onto the bundled generics.
+    static let aliases: [String: String] = [
+        "serif": "serif", "sans-serif": "sans-serif", "sans": "sans-serif", "monospace": "monospace",
+        "cursive": "serif", "fantasy": "serif", "system-ui": "sans-serif", "ui-serif": "serif",
+        "ui-sans-serif": "sans-serif", "ui-monospace": "monospace",
+        "linux libertine": "serif", "linux libertine o": "serif", "linux biolinum": "sans-serif",
+        "linux biolinum o": "sans-serif", "jetbrains mono": "monospace",
+        "times": "serif", "times new roman": "serif", "georgia": "serif", "palatino": "serif", "garamond": "serif",
+        "baskerville": "serif", "book antiqua": "serif", "cambria": "serif", "charter": "serif",
+        "arial": "sans-serif", "helvetica": "sans-serif", "verdana": "sans-serif", "helvetica neue": "sans-serif",
+        "courier": "monospace", "courier new": "monospace", "consolas": "monospace", "menlo": "monospace",
+    ]
+    /// fontconfig families preferred for fallback, per generic family.
+    static let fallbackFamilies: [String: [String]] = [
+        "serif": ["Noto Serif", "Noto Serif CJK JP", "Noto Sans"],
+        "sans-serif": ["Noto Sans", "Noto Sans CJK JP"],
+        "monospace": ["Noto Sans Mono", "Noto Sans Mono CJK JP", "Noto Sans"],
+    ]
+
+    public let fontsDirectory: String
+    private let lock = NSLock()
+    private var faces: [String: FontFace] = [:]
+    private var bookFonts: [BookFont] = []
+    private var fallbackCache: [FallbackKey: FontFace?] = [:]
+    public private(set) var warnings: [Warning] = []
+
+    struct FallbackKey: Hashable {
+        var generic: String
+        var bold: Bool
+        var italic: Bool
+        var language: String
+        var scalar: UInt32
+    }
+
+    public init(fontsDirectory: String? = nil) throws {
+        guard let directory = fontsDirectory ?? FontCollection.locateBundledFonts() else {
+            throw QuireError.cannotOpen(
+                path: "Fonts/", reason: "the bundled fonts were not found (set QUIRE_FONTS to the Fonts directory)")
+        }
+        self.fontsDirectory = directory
+    }
+
+    /// `QUIRE_FONTS`, else a `Fonts` folder beside or above the executable (the package checkout),
+    /// else `/usr/share/quire/fonts`.
+    public static func locateBundledFonts() -> String? {
+        let marker = "LinLibertine_R.otf"
+        var candidates: [String] = []
+        if let env = ProcessInfo.processInfo.environment["QUIRE_FONTS"] { candidates.append(env) }
+        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        for _ in 0..<8 {
+            candidates.append(directory.appendingPathComponent("Fonts").path)
+            directory = directory.deletingLastPathComponent()
+        }
+        candidates.append(FileManager.default.currentDirectoryPath + "/Fonts")
+        candidates.append("/usr/share/quire/fonts")
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/" + marker) }
+    }
+
+    public func register(_ font: BookFont) {
+        lock.lock()
+        defer { lock.unlock() }
+        bookFonts.append(font)
+    }
+
+    /// Loads a face once per file.
+    public func face(file path: String, index: Int = 0, bold: Bool = false, italic: Bool = false) throws -> FontFace {
+        let key = FontFace.Source.file(path: path, index: index).key
+        lock.lock()
+        if let face = faces[key] {
+            lock.unlock()
+            return face
+        }
+        lock.unlock()
+        let face = try FontFace(source: .file(path: path, index: index), isBold: bold, isItalic: italic)
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = faces[key] { return existing }
+        faces[key] = face
+        return face
+    }
+
+    /// The generic family a request ends up in (for bundled faces and fallback preferences).
+    public func generic(for families: [String]) -> String {
+        for family in families {
+            if let generic = FontCollection.aliases[family.lowercased()] { return generic }
+        }
+        return "serif"
+    }
+
+    /// The primary face for a request: a matching book font, else the bundled face of the first
+    /// family we know (unknown names are skipped), else the bundled serif.
+    public func primaryFace(for request: FontRequest) -> FontFace {
+        lock.lock()
+        let books = bookFonts
+        lock.unlock()
+        for family in request.families {
+            let name = family.lowercased()
+            let matches = books.filter { $0.family.lowercased() == name }
+            if !matches.isEmpty {
+                let best = matches.min { score($0, request) < score($1, request) }!
+                return best.face
+            }
+            if FontCollection.aliases[name] != nil { break }
+        }
+        return bundledFace(generic: generic(for: request.families), bold: request.bold, italic: request.italic)
+    }
+
+    private func score(_ font: BookFont, _ request: FontRequest) -> Int {
+        (font.bold == request.bold ? 0 : 2) + (font.italic == request.italic ? 0 : 1)
+    }
+
+    public func bundledFace(generic: String, bold: Bool, italic: Bool) -> FontFace {
+        let files = FontCollection.bundledFiles[generic] ?? FontCollection.bundledFiles["serif"]!
+        let file = bold ? (italic ? files.boldItalic : files.bold) : (italic ? files.italic : files.regular)
+        // The bundled files are checked at start-up; failing here means the install is broken.
+        return try! face(file: fontsDirectory + "/" + file, bold: bold, italic: italic)
+    }
+
+    /// A face covering `scalar` when the primary face does not: fontconfig's best match for the
+    /// character, the language and the style, preferring Noto families. nil when nothing covers it.
+    public func fallbackFace(for scalar: Unicode.Scalar, request: FontRequest) -> FontFace? {
+        let generic = generic(for: request.families)
+        let key = FallbackKey(
+            generic: generic, bold: request.bold, italic: request.italic, language: request.language ?? "",
+            scalar: scalar.value)
+        lock.lock()
+        if let cached = fallbackCache[key] {
+            lock.unlock()
+            return cached
+        }
+        lock.unlock()
+        let found = queryFontconfig(scalar: scalar, generic: generic, request: request)
+        lock.lock()
+        fallbackCache[key] = found
+        lock.unlock()
+        return found
+    }
+
+    private func queryFontconfig(scalar: Unicode.Scalar, generic: String, request: FontRequest) -> FontFace? {
+        guard let pattern = FcPatternCreate() else { return nil }
+        defer { FcPatternDestroy(pattern) }
+        for family in FontCollection.fallbackFamilies[generic] ?? [] {
+            FcPatternAddString(pattern, FC_FAMILY, family)
+        }
+        FcPatternAddString(pattern, FC_FAMILY, generic)
+        let charset = FcCharSetCreate()
+        FcCharSetAddChar(charset, scalar.value)
+        FcPatternAddCharSet(pattern, FC_CHARSET, charset)
+        FcCharSetDestroy(charset)
+        if let language = request.language, !language.isEmpty {
+            FcPatternAddString(pattern, FC_LANG, language.lowercased())
+        }
+        FcPatternAddInteger(pattern, FC_WEIGHT, request.bold ? Int32(FC_WEIGHT_BOLD) : Int32(FC_WEIGHT_REGULAR))
+        FcPatternAddInteger(pattern, FC_SLANT, request.italic ? Int32(FC_SLANT_ITALIC) : Int32(FC_SLANT_ROMAN))
+        FcConfigSubstitute(nil, pattern, FcMatchPattern)
+        FcDefaultSubstitute(pattern)
+        var result = FcResultNoMatch
+        guard let set = FcFontSort(nil, pattern, 1, nil, &result) else { return nil }
+        defer { FcFontSetDestroy(set) }
+        for index in 0..<Int(set.pointee.nfont) {
+            guard let font = set.pointee.fonts[index] else { continue }
+            var fontCharset: OpaquePointer?
+            guard FcPatternGetCharSet(font, FC_CHARSET, 0, &fontCharset) == FcResultMatch,
+                FcCharSetHasChar(fontCharset, scalar.value) != 0
+            else { continue }
+            var file: UnsafeMutablePointer<FcChar8>?
+            guard FcPatternGetString(font, FC_FILE, 0, &file) == FcResultMatch, let file else { continue }
+            var faceIndex: Int32 = 0
+            FcPatternGetInteger(font, FC_INDEX, 0, &faceIndex)
+            var weight: Int32 = 0
+            FcPatternGetInteger(font, FC_WEIGHT, 0, &weight)
+            let path = String(cString: file)
+            // Bitmap and Type 1 fonts cannot be shaped well; skip them.
+            if path.hasSuffix(".pcf.gz") || path.hasSuffix(".pfb") { continue }
+            if let face = try? face(file: path, index: Int(faceIndex), bold: weight >= Int32(FC_WEIGHT_BOLD), italic: request.italic),
+                face.covers(scalar)
+            {
+                return face
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,92 @@
+import CHyphen
+import Foundation
+
+/// libhyphen with the system's dictionaries (/usr/share/hyphen/hyph_LANG.dic), one per language,
+/// loaded once. libhyphen's dictionary is read-only after loading, so lookups are thread-safe.
+public final class Hyphenator: @unchecked Sendable {
+    public static let dictionaryDirectory = "/usr/share/hyphen"
+    /// Words shorter than this are never hyphenated; fragments keep at least these many characters.
+    public static let minimumWordLength = 5
+    public static let minimumPrefix = 2
+    public static let minimumSuffix = 3
+
+    private let lock = NSLock()
+    private var dictionaries: [String: UnsafeMutablePointer<HyphenDict>?] = [:]
+
+    public init() {}
+
+    deinit {
+        for case let dictionary? in dictionaries.values { hnj_hyphen_free(dictionary) }
+    }
+
+    /// The dictionary file for a BCP 47 tag: exact region first (en-GB → hyph_en_GB), then a default region.
+    public static func dictionaryPath(for language: String) -> String? {
+        let parts = language.replacingOccurrences(of: "_", with: "-").split(separator: "-").map(String.init)
+        guard let primary = parts.first?.lowercased(), !primary.isEmpty else { return nil }
+        var names: [String] = []
+        if parts.count > 1 { names.append("hyph_\(primary)_\(parts[1].uppercased()).dic") }
+        let defaults = ["en": "US", "de": "DE", "fr": "FR", "es": "ES", "it": "IT", "pt": "PT", "nl": "NL"]
+        if let region = defaults[primary] { names.append("hyph_\(primary)_\(region).dic") }
+        names.append("hyph_\(primary).dic")
+        let fileManager = FileManager.default
+        return names.map { dictionaryDirectory + "/" + $0 }.first { fileManager.fileExists(atPath: $0) }
+    }
+
+    private func dictionary(for language: String) -> UnsafeMutablePointer<HyphenDict>? {
+        let key = language.lowercased()
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached = dictionaries[key] { return cached }
+        let loaded = Hyphenator.dictionaryPath(for: language).flatMap { hnj_hyphen_load($0) }
+        dictionaries[key] = loaded
+        return loaded
+    }
+
+    public func hasDictionary(for language: String) -> Bool { dictionary(for: language) != nil }
+
+    /// Hyphenation points of a word, as UTF-16 offsets where a break may go (a hyphen is added before it).
+    public func points(in word: String, language: String) -> [Int] {
+        let scalars = Array(word.unicodeScalars)
+        guard scalars.count >= Hyphenator.minimumWordLength, scalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "'" || $0 == "’" }),
+            let dictionary = dictionary(for: language)
+        else { return [] }
+        // libhyphen works on the dictionary's encoding (UTF-8 for every Debian dictionary) and wants lowercase.
+        let lowered = Array(word.lowercased().utf8)
+        guard lowered.count < 1000 else { return [] }
+        var hyphens = [CChar](repeating: 0, count: lowered.count + 5)
+        var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        var pos: UnsafeMutablePointer<Int32>?
+        var cut: UnsafeMutablePointer<Int32>?
+        let result = lowered.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                hnj_hyphen_hyphenate2(dictionary, $0, Int32(buffer.count), &hyphens, nil, &rep, &pos, &cut)
+            }
+        }
+        if let rep {
+            for index in 0..<lowered.count { free(rep[index]) }
+            free(rep)
+        }
+        free(pos)
+        free(cut)
+        guard result == 0 else { return [] }
+        // Map byte positions (hyphen after byte i) to UTF-16 offsets, honouring the minimum fragments.
+        var points: [Int] = []
+        var byteIndex = 0
+        var utf16Offset = 0
+        var scalarIndex = 0
+        let lowerScalars = Array(word.lowercased().unicodeScalars)
+        guard lowerScalars.count == scalars.count else { return [] }
+        for scalar in lowerScalars {
+            let byteLength = String(scalar).utf8.count
+            byteIndex += byteLength
+            utf16Offset += scalar.utf16.count
+            scalarIndex += 1
+            if hyphens[byteIndex - 1] & 1 == 1, scalarIndex >= Hyphenator.minimumPrefix,
+                scalars.count - scalarIndex >= Hyphenator.minimumSuffix
+            {
+                points.append(utf16Offset)
+            }
+        }
+        return points
+    }
+}

@@ -1,0 +1,56 @@
+import CQuireICU
+
+/// UAX #14 line-break opportunities from ICU (correct for CJK, emoji sequences and URLs).
+public enum LineBreakOpportunities {
+    public struct Break: Hashable, Sendable {
+        /// Offset in UTF-16 units: a line may end before this unit.
+        public var offset: Int
+        /// A forced break (after a newline in preformatted text, for instance).
+        public var mandatory: Bool
+    }
+
+    /// The ICU locale for a BCP 47 tag: ICU tailors line breaking for Japanese, Chinese and Korean.
+    public static func locale(for language: String?) -> String {
+        guard let language else { return "" }
+        return String(language.split(separator: "-").first ?? "").lowercased()
+    }
+
+    public static func find(in text: [UInt16], language: String?) -> [Break] {
+        guard !text.isEmpty else { return [] }
+        var offsets = [Int32](repeating: 0, count: text.count + 1)
+        var mandatory = [UInt8](repeating: 0, count: text.count + 1)
+        let count = text.withUnsafeBufferPointer { units in
+            quire_line_breaks(units.baseAddress, Int32(units.count), locale(for: language), &offsets, &mandatory, Int32(text.count + 1))
+        }
+        guard count > 0 else { return [Break(offset: text.count, mandatory: false)] }
+        return (0..<Int(count)).map { Break(offset: Int(offsets[$0]), mandatory: mandatory[$0] != 0) }
+    }
+}
+
+/// Unicode properties ICU answers for us.
+public enum UnicodeInfo {
+    public static func script(of scalar: Unicode.Scalar) -> Int32 { quire_script(scalar.value) }
+    public static let commonScript: Int32 = 0
+    public static let inheritedScript: Int32 = 1
+
+    public static func isDefaultIgnorable(_ scalar: Unicode.Scalar) -> Bool { quire_is_default_ignorable(scalar.value) != 0 }
+
+    public static func uppercased(_ text: [UInt16], language: String?) -> [UInt16] {
+        caseMap(text, language: language, upper: true)
+    }
+
+    public static func lowercased(_ text: [UInt16], language: String?) -> [UInt16] {
+        caseMap(text, language: language, upper: false)
+    }
+
+    private static func caseMap(_ text: [UInt16], language: String?, upper: Bool) -> [UInt16] {
+        var output = [UInt16](repeating: 0, count: text.count * 3 + 4)
+        let locale = LineBreakOpportunities.locale(for: language)
+        let count = text.withUnsafeBufferPointer { source in
+            upper
+                ? quire_to_upper(source.baseAddress, Int32(source.count), &output, Int32(output.count), locale)
+                : quire_to_lower(source.baseAddress, Int32(source.count), &output, Int32(output.count), locale)
+        }
+        return count < 0 ? text : Array(output.prefix(Int(count)))
+    }
+}

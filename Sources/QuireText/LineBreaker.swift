@@ -1,0 +1,287 @@
+/// Paragraph line breaking over boxes, glue and penalties: Knuth–Plass total fit for justified
+/// text, first fit (greedy) as the fallback for very long paragraphs, for paragraphs that cannot
+/// be set within tolerance, and for ragged text.
+public enum BreakItem: Sendable, Hashable {
+    case box(width: Double)
+    case glue(width: Double, stretch: Double, shrink: Double)
+    /// `flagged` marks a hyphenation break (a hyphen of `width` appears when the line breaks here).
+    case penalty(width: Double, penalty: Double, flagged: Bool)
+
+    public static let infinitePenalty = 10_000.0
+    public static let forcedBreak = BreakItem.penalty(width: 0, penalty: -infinitePenalty, flagged: false)
+
+    var width: Double {
+        switch self {
+        case .box(let width): return width
+        case .glue(let width, _, _): return width
+        case .penalty(let width, _, _): return width
+        }
+    }
+}
+
+public struct LineBreakParameters: Sendable, Hashable {
+    /// Maximum adjustment ratio (TeX's tolerance 200 ≈ ratio 1.26; we allow a little more).
+    public var tolerance: Double = 2.0
+    public var linePenalty: Double = 10
+    public var flaggedDemerits: Double = 3000
+    public var fitnessDemerits: Double = 3000
+    /// No more than this many hyphenated lines in a row.
+    public var maxConsecutiveHyphens = 2
+    /// Paragraphs with more items than this go to the greedy breaker (total fit is quadratic in
+    /// the number of active nodes; this keeps pathological paragraphs cheap).
+    public var maxTotalFitItems = 20_000
+
+    public init() {}
+}
+
+public struct LineBreaks: Sendable, Hashable {
+    /// The item index of each chosen break; the last is the paragraph's final forced penalty.
+    public var breaks: [Int]
+    /// Adjustment ratio per line: positive stretches glue, negative shrinks it.
+    public var ratios: [Double]
+    public var usedTotalFit: Bool
+}
+
+public enum LineBreaker {
+    /// Total fit, retried once with a looser tolerance; greedy when no feasible set exists.
+    public static func breakLines(
+        _ items: [BreakItem], lineWidth: (Int) -> Double, parameters: LineBreakParameters = LineBreakParameters()
+    ) -> LineBreaks {
+        if items.count <= parameters.maxTotalFitItems {
+            if let result = knuthPlass(items, lineWidth: lineWidth, parameters: parameters) { return result }
+            var loose = parameters
+            loose.tolerance = parameters.tolerance * 2.5
+            if let result = knuthPlass(items, lineWidth: lineWidth, parameters: loose) { return result }
+        }
+        return greedy(items, lineWidth: lineWidth)
+    }
+
+    private final class Node {
+        let position: Int
+        let line: Int
+        let fitness: Int
+        let width: Double
+        let stretch: Double
+        let shrink: Double
+        let demerits: Double
+        let ratio: Double
+        let hyphenRun: Int
+        let previous: Node?
+
+        init(
+            position: Int, line: Int, fitness: Int, width: Double, stretch: Double, shrink: Double, demerits: Double,
+            ratio: Double, hyphenRun: Int, previous: Node?
+        ) {
+            self.position = position
+            self.line = line
+            self.fitness = fitness
+            self.width = width
+            self.stretch = stretch
+            self.shrink = shrink
+            self.demerits = demerits
+            self.ratio = ratio
+            self.hyphenRun = hyphenRun
+            self.previous = previous
+        }
+    }
+
+    /// Knuth & Plass (1981), with fitness classes, flagged (hyphen) demerits and a hard limit on
+    /// consecutive hyphenated lines. Returns nil when no break sequence keeps every line within tolerance.
+    public static func knuthPlass(
+        _ items: [BreakItem], lineWidth: (Int) -> Double, parameters: LineBreakParameters
+    ) -> LineBreaks? {
+        guard !items.isEmpty else { return LineBreaks(breaks: [], ratios: [], usedTotalFit: true) }
+        var sumWidth = 0.0
+        var sumStretch = 0.0
+        var sumShrink = 0.0
+        var active: [Node] = [
+            Node(position: 0, line: 0, fitness: 1, width: 0, stretch: 0, shrink: 0, demerits: 0, ratio: 0, hyphenRun: 0, previous: nil)
+        ]
+        // Totals at the start of a line after a break at `index` (discardable items skipped).
+        func totalsAfter(_ index: Int) -> (Double, Double, Double) {
+            var width = sumWidth
+            var stretch = sumStretch
+            var shrink = sumShrink
+            var cursor = index
+            while cursor < items.count {
+                switch items[cursor] {
+                case .box: return (width, stretch, shrink)
+                case .glue(let w, let y, let z):
+                    width += w
+                    stretch += y
+                    shrink += z
+                case .penalty(_, let p, _):
+                    if p <= -BreakItem.infinitePenalty && cursor > index { return (width, stretch, shrink) }
+                }
+                cursor += 1
+            }
+            return (width, stretch, shrink)
+        }
+
+        for index in items.indices {
+            let item = items[index]
+            var isBreakpoint = false
+            var penalty = 0.0
+            var penaltyWidth = 0.0
+            var flagged = false
+            switch item {
+            case .box(let width):
+                sumWidth += width
+                continue
+            case .glue(let width, let stretch, let shrink):
+                if index > 0, case .box = items[index - 1] { isBreakpoint = true }
+                if isBreakpoint { try_(index) }
+                sumWidth += width
+                sumStretch += stretch
+                sumShrink += shrink
+                continue
+            case .penalty(let width, let p, let f):
+                if p < BreakItem.infinitePenalty {
+                    isBreakpoint = true
+                    penalty = p
+                    penaltyWidth = width
+                    flagged = f
+                }
+            }
+            if isBreakpoint { try_(index, penalty: penalty, penaltyWidth: penaltyWidth, flagged: flagged) }
+            if active.isEmpty { return nil }
+        }
+
+        func try_(_ index: Int, penalty: Double = 0, penaltyWidth: Double = 0, flagged: Bool = false) {
+            var candidates: [Node?] = [nil, nil, nil, nil]
+            var candidateDemerits = [Double](repeating: .infinity, count: 4)
+            var survivors: [Node] = []
+            survivors.reserveCapacity(active.count)
+            let forced = penalty <= -BreakItem.infinitePenalty
+            for node in active {
+                let length = sumWidth - node.width + penaltyWidth
+                let target = lineWidth(node.line)
+                var ratio: Double
+                if length < target {
+                    let stretch = sumStretch - node.stretch
+                    ratio = stretch > 0 ? (target - length) / stretch : .infinity
+                } else if length > target {
+                    let shrink = sumShrink - node.shrink
+                    ratio = shrink > 0 ? (target - length) / shrink : -.infinity
+                } else {
+                    ratio = 0
+                }
+                if ratio < -1 || forced {
+                    // This node can no longer start a line reaching past here.
+                } else {
+                    survivors.append(node)
+                }
+                guard ratio >= -1, ratio <= parameters.tolerance || (forced && ratio.isInfinite && ratio > 0) else { continue }
+                let hyphenRun = flagged ? node.hyphenRun + 1 : 0
+                if hyphenRun > parameters.maxConsecutiveHyphens { continue }
+                // The last line's fill glue has infinite stretch; treat it as a perfect fit.
+                let effectiveRatio = ratio.isInfinite ? 0 : ratio
+                let badness = 100 * pow3(abs(effectiveRatio))
+                var demerits: Double
+                if penalty >= 0 {
+                    demerits = pow2(parameters.linePenalty + badness) + pow2(penalty)
+                } else if !forced {
+                    demerits = pow2(parameters.linePenalty + badness) - pow2(penalty)
+                } else {
+                    demerits = pow2(parameters.linePenalty + badness)
+                }
+                if flagged && node.hyphenRun > 0 { demerits += parameters.flaggedDemerits }
+                let fitness: Int
+                if effectiveRatio < -0.5 { fitness = 0 } else if effectiveRatio <= 0.5 { fitness = 1 } else if effectiveRatio <= 1 { fitness = 2 } else { fitness = 3 }
+                if abs(fitness - node.fitness) > 1 { demerits += parameters.fitnessDemerits }
+                demerits += node.demerits
+                if demerits < candidateDemerits[fitness] {
+                    candidateDemerits[fitness] = demerits
+                    candidates[fitness] = Node(
+                        position: index, line: node.line + 1, fitness: fitness, width: 0, stretch: 0, shrink: 0,
+                        demerits: demerits, ratio: effectiveRatio, hyphenRun: hyphenRun, previous: node)
+                }
+            }
+            active = survivors
+            let best = candidateDemerits.min() ?? .infinity
+            guard best < .infinity else { return }
+            let (width, stretch, shrink) = totalsAfter(index)
+            for case let candidate? in candidates where candidate.demerits <= best + parameters.fitnessDemerits {
+                active.append(
+                    Node(
+                        position: candidate.position, line: candidate.line, fitness: candidate.fitness, width: width,
+                        stretch: stretch, shrink: shrink, demerits: candidate.demerits, ratio: candidate.ratio,
+                        hyphenRun: candidate.hyphenRun, previous: candidate.previous))
+            }
+        }
+
+        guard let best = active.filter({ $0.position == items.count - 1 }).min(by: { $0.demerits < $1.demerits }) else {
+            return nil
+        }
+        var breaks: [Int] = []
+        var ratios: [Double] = []
+        var node: Node? = best
+        while let current = node, current.previous != nil {
+            breaks.append(current.position)
+            ratios.append(current.ratio)
+            node = current.previous
+        }
+        return LineBreaks(breaks: breaks.reversed(), ratios: ratios.reversed(), usedTotalFit: true)
+    }
+
+    /// First fit: each line takes as much as fits; a break at a hyphenation point only when the
+    /// next word does not fit whole. A box wider than the line overflows rather than vanishing.
+    public static func greedy(_ items: [BreakItem], lineWidth: (Int) -> Double) -> LineBreaks {
+        var breaks: [Int] = []
+        var ratios: [Double] = []
+        var lineStart = 0
+        var index = 0
+        while lineStart < items.count {
+            let target = lineWidth(breaks.count)
+            var width = 0.0
+            var stretch = 0.0
+            var shrink = 0.0
+            var lastBreak: (index: Int, width: Double, stretch: Double, shrink: Double)?
+            var chosen: (index: Int, width: Double, stretch: Double, shrink: Double)?
+            index = lineStart
+            // Skip discardable items at the start of a line.
+            while index < items.count, case .glue = items[index] { index += 1 }
+            while index < items.count {
+                let item = items[index]
+                switch item {
+                case .box(let w):
+                    if width + w > target && lastBreak != nil {
+                        chosen = lastBreak
+                    } else {
+                        width += w
+                    }
+                case .glue(let w, let y, let z):
+                    if index > lineStart, case .box = items[index - 1] {
+                        lastBreak = (index, width, stretch, shrink)
+                    }
+                    width += w
+                    stretch += y
+                    shrink += z
+                case .penalty(let w, let p, _):
+                    if p <= -BreakItem.infinitePenalty {
+                        chosen = (index, width, stretch, shrink)
+                    } else if p < BreakItem.infinitePenalty {
+                        if width + w <= target || lastBreak == nil { lastBreak = (index, width + w, stretch, shrink) }
+                    }
+                }
+                if chosen != nil { break }
+                index += 1
+            }
+            let line = chosen ?? lastBreak ?? (items.count - 1, width, stretch, shrink)
+            let ratio: Double
+            if line.width < target {
+                ratio = line.stretch > 0 ? min((target - line.width) / line.stretch, 1e6) : 0
+            } else {
+                ratio = line.shrink > 0 ? max((target - line.width) / line.shrink, -1) : 0
+            }
+            breaks.append(line.index)
+            ratios.append(ratio)
+            lineStart = line.index + 1
+            if line.index >= items.count - 1 { break }
+        }
+        return LineBreaks(breaks: breaks, ratios: ratios, usedTotalFit: false)
+    }
+
+    @inline(__always) private static func pow2(_ x: Double) -> Double { x * x }
+    @inline(__always) private static func pow3(_ x: Double) -> Double { x * x * x }
+}

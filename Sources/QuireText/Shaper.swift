@@ -1,0 +1,122 @@
+import CHarfBuzz
+import Foundation
+import QuireStyle
+
+/// One positioned glyph. Advances and offsets are in px at the run's size; `cluster` is the UTF-16
+/// offset of the glyph's first character within the shaped text.
+public struct ShapedGlyph: Sendable, Hashable {
+    public var id: UInt32
+    public var cluster: UInt32
+    public var advance: Float
+    public var xOffset: Float
+    public var yOffset: Float
+}
+
+/// Glyphs for one piece of text in one face at one size and direction.
+public struct ShapedText: Sendable, Hashable {
+    public var glyphs: [ShapedGlyph]
+    public var advance: Double
+    public static let empty = ShapedText(glyphs: [], advance: 0)
+}
+
+/// What shaping depends on, besides the text.
+public struct ShapingParameters: Hashable, Sendable {
+    public var face: FontFace
+    public var size: Double
+    public var features: [FontFeature]
+    public var rightToLeft: Bool
+    public var language: String?
+
+    public init(face: FontFace, size: Double, features: [FontFeature] = [], rightToLeft: Bool = false, language: String? = nil) {
+        self.face = face
+        self.size = size
+        self.features = features
+        self.rightToLeft = rightToLeft
+        self.language = language
+    }
+
+    public static func == (lhs: ShapingParameters, rhs: ShapingParameters) -> Bool {
+        lhs.face === rhs.face && lhs.size == rhs.size && lhs.features == rhs.features && lhs.rightToLeft == rhs.rightToLeft
+            && lhs.language == rhs.language
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(face))
+        hasher.combine(size)
+        hasher.combine(features)
+        hasher.combine(rightToLeft)
+        hasher.combine(language)
+    }
+}
+
+/// HarfBuzz shaping with a cache of shaped words: a novel repeats the same few thousand words,
+/// so each distinct (face, size, features, direction, text) is shaped once per cache.
+/// A cache belongs to one worker thread (no locking); results do not depend on the cache.
+public final class Shaper {
+    struct Key: Hashable {
+        var parameters: ShapingParameters
+        var text: [UInt16]
+    }
+
+    private var cache: [Key: ShapedText] = [:]
+    private let buffer: OpaquePointer
+    public private(set) var hits = 0
+    public private(set) var misses = 0
+    /// The cache is dropped when it grows past this many entries (bounded memory on huge books).
+    public static let maxCacheEntries = 200_000
+
+    public init() {
+        buffer = hb_buffer_create()
+    }
+
+    deinit { hb_buffer_destroy(buffer) }
+
+    public var hitRate: Double { hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses) }
+
+    public func shape(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> ShapedText {
+        if text.isEmpty { return .empty }
+        let key = Key(parameters: parameters, text: Array(text))
+        if let cached = cache[key] {
+            hits += 1
+            return cached
+        }
+        misses += 1
+        let shaped = shapeUncached(key.text, parameters)
+        if cache.count >= Shaper.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
+        cache[key] = shaped
+        return shaped
+    }
+
+    private func shapeUncached(_ text: [UInt16], _ parameters: ShapingParameters) -> ShapedText {
+        hb_buffer_clear_contents(buffer)
+        text.withUnsafeBufferPointer { units in
+            hb_buffer_add_utf16(buffer, units.baseAddress, Int32(units.count), 0, Int32(units.count))
+        }
+        hb_buffer_set_direction(buffer, parameters.rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
+        if let language = parameters.language {
+            hb_buffer_set_language(buffer, hb_language_from_string(language, -1))
+        }
+        hb_buffer_guess_segment_properties(buffer)
+        var features = parameters.features.map { feature in
+            hb_feature_t(tag: hb_tag_from_string(feature.tag, -1), value: feature.value, start: 0, end: UInt32.max)
+        }
+        hb_shape(parameters.face.hbFont, buffer, &features, UInt32(features.count))
+        var count: UInt32 = 0
+        let infos = hb_buffer_get_glyph_infos(buffer, &count)!
+        let positions = hb_buffer_get_glyph_positions(buffer, &count)!
+        let scale = parameters.size / parameters.face.unitsPerEm
+        var glyphs: [ShapedGlyph] = []
+        glyphs.reserveCapacity(Int(count))
+        var advance = 0.0
+        for index in 0..<Int(count) {
+            let x = Double(positions[index].x_advance) * scale
+            advance += x
+            glyphs.append(
+                ShapedGlyph(
+                    id: infos[index].codepoint, cluster: infos[index].cluster, advance: Float(x),
+                    xOffset: Float(Double(positions[index].x_offset) * scale),
+                    yOffset: Float(Double(positions[index].y_offset) * scale)))
+        }
+        return ShapedText(glyphs: glyphs, advance: advance)
+    }
+}

@@ -1,0 +1,225 @@
+@preconcurrency import Glibc
+import Dispatch
+import Foundation
+import Quire
+
+enum RenderCommand {
+    static let valued: Set<String> = Arguments.limitFlags.union([
+        "out", "profile", "size", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
+    ])
+    static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet"]
+
+    static func settings(_ options: Arguments) throws -> (LayoutSettings, String?) {
+        var profile = PageProfile.named("kobo-clara")!
+        var profileName: String? = "kobo-clara"
+        if let name = options.value("profile") {
+            guard let named = PageProfile.named(name) else {
+                throw QuireError.usage("unknown profile '\(name)' (see quire profiles)")
+            }
+            profile = named
+            profileName = name
+        }
+        if let size = options.value("size") {
+            let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] >= 50, parts[1] >= 50, parts[0] <= 20000, parts[1] <= 20000 else {
+                throw QuireError.usage("--size needs WIDTHxHEIGHT in pixels, such as 758x1024")
+            }
+            profile = PageProfile(name: "custom", width: parts[0], height: parts[1], dpi: profile.dpi)
+            profileName = nil
+        }
+        if let dpi = options.value("dpi") {
+            guard let value = Double(dpi), value >= 36, value <= 1200 else { throw QuireError.usage("--dpi needs a number from 36 to 1200") }
+            profile.dpi = value
+        }
+        var settings = LayoutSettings(profile: profile)
+        if let value = options.value("font-size") {
+            guard let size = Double(value), size >= 4, size <= 72 else { throw QuireError.usage("--font-size needs points from 4 to 72") }
+            settings.fontSizePt = size
+        }
+        if let value = options.value("margin") {
+            guard let margin = Double(value), margin >= 0, margin <= 144 else { throw QuireError.usage("--margin needs points from 0 to 144") }
+            settings.marginPt = margin
+        }
+        if let value = options.value("line-height") {
+            guard let height = Double(value), height >= 0.8, height <= 4 else { throw QuireError.usage("--line-height needs a factor from 0.8 to 4") }
+            settings.lineHeight = height
+        }
+        settings.fontFamily = options.value("font")
+        if let value = options.value("align") {
+            guard let align = TextAlign(rawValue: value) else { throw QuireError.usage("--align is one of justify, left, right, center, start") }
+            settings.textAlign = align
+        }
+        settings.hyphenation = !options.flag("no-hyphenation")
+        settings.publisherStyles = !options.flag("no-publisher-styles")
+        if let path = options.value("user-css") {
+            guard let data = FileManager.default.contents(atPath: path) else { throw QuireError.cannotOpen(path: path, reason: "cannot read user CSS") }
+            settings.userCSS = String(decoding: data, as: UTF8.self)
+        }
+        guard settings.contentRect.width > 20, settings.contentRect.height > 20 else {
+            throw QuireError.usage("the margins leave no room on a \(profile.width)x\(profile.height) page")
+        }
+        return (settings, profileName)
+    }
+
+    static func jobs(_ options: Arguments) throws -> Int {
+        try options.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+    }
+
+    /// "1-5,8,10-" → page numbers (1-based) within 1...count.
+    static func pageSelection(_ text: String?, count: Int) throws -> [Int] {
+        guard let text else { return Array(1...max(count, 1)).filter { $0 <= count } }
+        var pages = Set<Int>()
+        for part in text.split(separator: ",") {
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard bounds.count <= 2, let low = Int(bounds[0].isEmpty ? "1" : bounds[0]) else {
+                throw QuireError.usage("--pages takes ranges such as 1-5,8,10-")
+            }
+            let high = bounds.count == 2 ? (bounds[1].isEmpty ? count : Int(bounds[1]) ?? -1) : low
+            guard low >= 1, high >= low else { throw QuireError.usage("--pages takes ranges such as 1-5,8,10-") }
+            for page in low...min(high, count) { pages.insert(page) }
+        }
+        return pages.sorted()
+    }
+
+    static func run(_ arguments: ArraySlice<String>) throws {
+        let options = try Arguments(arguments, valued: valued, boolean: boolean)
+        guard options.positionals.count == 1 else { throw QuireError.usage("render takes one book: quire render BOOK --out DIR") }
+        guard let out = options.value("out") else { throw QuireError.usage("render needs --out DIR") }
+        let path = options.positionals[0]
+        let (settings, profileName) = try settings(options)
+        var paint = PaintSettings()
+        if let theme = options.value("theme") {
+            guard let value = Theme(rawValue: theme) else { throw QuireError.usage("--theme is one of light, sepia, dark") }
+            paint.theme = value
+        }
+        paint.gray = options.flag("gray") || options.flag("dither")
+        paint.dither16 = options.flag("dither")
+        let jobs = try jobs(options)
+        let mapOnly = options.flag("map-only")
+        let showProgress = isatty(2) == 1 && !options.flag("quiet")
+
+        let container = try EPUBContainer.open(path: path, limits: try options.limits())
+        let layout = try BookLayout(container: container, settings: settings)
+        let result = layout.layout(jobs: jobs)
+        let pages = result.chapters.flatMap(\.pages)
+        let selection = try pageSelection(options.value("pages"), count: pages.count)
+
+        try Output.createDirectory(out)
+        let digits = PositionMap.digits(forPageCount: pages.count)
+        if !mapOnly {
+            try Output.createDirectory(out + "/pages")
+            let next = Counter()
+            let failure = FailureBox()
+            let progress = Progress(total: selection.count, enabled: showProgress)
+            let paint = paint
+            DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, selection.count))) { _ in
+                let painter = Painter()
+                while true {
+                    let slot = next.take()
+                    guard slot < selection.count, !failure.failed else { break }
+                    let number = selection[slot]
+                    do {
+                        try painter.writePNG(pages[number - 1], settings: paint, to: out + "/" + PositionMap.imageName(forPage: number, digits: digits))
+                    } catch {
+                        failure.record(error)
+                    }
+                    progress.step()
+                }
+            }
+            progress.finish()
+            if let error = failure.error { throw error }
+        }
+        let identity = PositionMap.BookIdentity(sha256: try PositionMap.sha256(ofFile: path))
+        let map = PositionMap.json(layout: layout, result: result, identity: identity, profileName: profileName, withImages: !mapOnly)
+        try Output.writeAtomically(map.serializedBytes() + [0x0A], to: out + "/positions.json")
+        if !options.flag("quiet") {
+            let hitRate = result.shapingHits + result.shapingMisses == 0 ? 0 : 100 * Double(result.shapingHits) / Double(result.shapingHits + result.shapingMisses)
+            fputs(
+                "quire: \(pages.count) pages\(mapOnly ? "" : ", \(selection.count) painted") → \(out)/ (shaping cache hit rate \(String(format: "%.1f", hitRate))%)\n",
+                stderr)
+        }
+    }
+}
+
+final class FailureBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var error: Error?
+    var failed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return error != nil
+    }
+    func record(_ error: Error) {
+        lock.lock()
+        if self.error == nil { self.error = error }
+        lock.unlock()
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func take() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value - 1
+    }
+}
+
+/// A progress bar on stderr, only when it is a terminal.
+final class Progress: @unchecked Sendable {
+    private let lock = NSLock()
+    private let total: Int
+    private let enabled: Bool
+    private var done = 0
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+    }
+
+    func step() {
+        guard enabled else { return }
+        lock.lock()
+        done += 1
+        let filled = total == 0 ? 30 : done * 30 / total
+        fputs("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) pages", stderr)
+        lock.unlock()
+    }
+
+    func finish() {
+        if enabled { fputs("\n", stderr) }
+    }
+}
+
+enum Output {
+    static func createDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw QuireError.cannotCreateOutput(path: path, reason: (error as NSError).localizedDescription)
+        }
+    }
+
+    /// Writes to a temporary name beside the target, then renames: never a half-written file.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw QuireError.cannotCreateOutput(path: path, reason: "cannot write")
+        }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+}
+
+enum ProfilesCommand {
+    static func run(_ arguments: ArraySlice<String>) throws {
+        _ = try Arguments(arguments, valued: [], boolean: [])
+        for profile in PageProfile.all {
+            writeStdout("\(profile.name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(profile.width)x\(profile.height) px, \(Int(profile.dpi)) dpi  \(profile.description)\n")
+        }
+    }
+}
