@@ -40,24 +40,25 @@ public final class BookLayout: Sendable {
     }
 
     /// Lays out `spineIndices` (default: every spine item) with `jobs` workers.
-    public func layout(jobs: Int, spineIndices: [Int]? = nil) -> Result {
+    public func layout(jobs: Int, spineIndices: [Int]? = nil, buildItems: Bool = true) -> Result {
         let indices = spineIndices ?? Array(container.publication.spine.indices)
         let results = ResultBox(count: indices.count)
         let next = Counter()
         let workers = max(1, min(jobs, indices.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let shaper = Shaper()
+            let worker = LayoutWorker()
             while true {
                 let slot = next.take()
                 guard slot < indices.count else { break }
-                results.set(slot, layoutChapter(indices[slot], shaper: shaper))
+                results.set(slot, layoutChapter(indices[slot], worker: worker, buildItems: buildItems))
             }
-            results.addStatistics(hits: shaper.hits, misses: shaper.misses)
+            results.addStatistics(hits: worker.shaper.hits, misses: worker.shaper.misses)
         }
         return Result(chapters: results.values.map { $0! }, shapingHits: results.hits, shapingMisses: results.misses)
     }
 
-    public func layoutChapter(_ spineIndex: Int, shaper: Shaper) -> ChapterLayout {
+    /// `buildItems: false` lays out for the position map only: same pages, no display items.
+    public func layoutChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true) -> ChapterLayout {
         let publication = container.publication
         let spineItem = publication.spine[spineIndex]
         let item = publication.item(for: spineItem)
@@ -99,7 +100,7 @@ public final class BookLayout: Sendable {
         var builder = BoxTreeBuilder(document: document, styles: styles)
         let root = builder.build()
         let inline = InlineLayout(
-            services: services, shaper: shaper, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
+            services: services, shaper: worker.shaper, caches: InlineCaches(worker: worker), buildItems: buildItems, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
             hyphenate: settings.hyphenation)
         let blocks = BlockLayout(inline: inline, scale: profile.pixelsPerCSSPixel, pageHeight: content.height)
         let flow = Flow()

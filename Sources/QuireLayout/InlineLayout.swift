@@ -29,6 +29,9 @@ struct LineBox {
 struct InlineLayout {
     let services: TextServices
     let shaper: Shaper
+    let caches: InlineCaches
+    /// Map-only layout: lines are measured and broken but no display items are built.
+    let buildItems: Bool
     let styles: [ComputedStyle]
     let scale: Double
     let bookLanguage: String?
@@ -76,6 +79,19 @@ struct InlineLayout {
         ShapingParameters(
             face: face, size: fontSize(style), features: features(style, face: face), rightToLeft: rtl,
             language: style.language ?? bookLanguage)
+    }
+
+    /// The shaper's parameter id for a style run in a face and direction, looked up once per chapter.
+    func parameterID(style index: Int, face: FontFace, rtl: Bool) -> Int {
+        let key = InlineCaches.ParameterKey(style: index, face: ObjectIdentifier(face), rtl: rtl)
+        if let id = caches.parameterIDs[key] { return id }
+        let id = shaper.parameterID(parameters(styles[index], face: face, rtl: rtl))
+        caches.parameterIDs[key] = id
+        return id
+    }
+
+    func shape(_ text: ArraySlice<UInt16>, style: Int, face: FontFace, rtl: Bool) -> ShapedText {
+        shaper.shape(text, parameterID: parameterID(style: style, face: face, rtl: rtl))
     }
 
     /// Vertical extent of an inline box of this style around the baseline.
@@ -168,6 +184,13 @@ struct InlineLayout {
         return result
     }
 
+    /// Letters for trimming punctuation off words (surrogates count as letters; libhyphen decides).
+    static func isLetterUnit(_ unit: UInt16) -> Bool {
+        if unit < 0x80 { return (unit | 0x20) >= 0x61 && (unit | 0x20) <= 0x7A }
+        if unit >= 0xD800 && unit < 0xE000 { return true }
+        return Unicode.Scalar(unit)?.properties.isAlphabetic ?? false
+    }
+
     static func attachesToPrevious(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .spacingMark, .format: return true
@@ -188,16 +211,28 @@ struct InlineLayout {
             var points: [Int] = []
             let units = paragraph.text[segment.start..<segment.end]
             for (offset, unit) in units.enumerated() where unit == 0xAD && offset > 0 { points.append(segment.start + offset + 1) }
-            if points.isEmpty, style.hyphens == .auto, hyphenate, let language = style.language ?? bookLanguage {
+            // Foreign phrases inside a paragraph are not hyphenated: only the paragraph's own language
+            // loads a dictionary (German's takes seconds to load for a handful of words).
+            let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
+            let wordLanguage = style.language ?? bookLanguage
+            if points.isEmpty, style.hyphens == .auto, hyphenate, units.count >= Hyphenator.minimumWordLength,
+                let language = wordLanguage, language == paragraphLanguage
+            {
                 // Hyphenate the letters of the word, leaving punctuation around it alone.
-                let scalars = String(decoding: units, as: UTF16.self)
-                let letters = scalars.unicodeScalars
-                let leading = letters.prefix { !$0.properties.isAlphabetic }.reduce(0) { $0 + $1.utf16.count }
-                let trailing = letters.reversed().prefix { !$0.properties.isAlphabetic }.reduce(0) { $0 + $1.utf16.count }
+                let leading = units.prefix { !Self.isLetterUnit($0) }.count
+                let trailing = units.reversed().prefix { !Self.isLetterUnit($0) }.count
                 if leading + trailing < units.count {
                     let coreStart = segment.start + leading
-                    let core = String(decoding: paragraph.text[coreStart..<(segment.end - trailing)], as: UTF16.self)
-                    points = services.hyphenator.points(in: core, language: language).map { coreStart + $0 }
+                    let core = paragraph.text[coreStart..<(segment.end - trailing)]
+                    let key = InlineCaches.HyphenKey(language: language, word: core)
+                    let found: [Int]
+                    if let cached = caches.worker.hyphenation[key] {
+                        found = cached
+                    } else {
+                        found = services.hyphenator.points(in: String(decoding: core, as: UTF16.self), language: language)
+                        caches.worker.hyphenation[InlineCaches.HyphenKey(language: language, word: ArraySlice(Array(core)))] = found
+                    }
+                    points = found.map { coreStart + $0 }
                 }
             }
             guard !points.isEmpty else {
@@ -226,10 +261,10 @@ struct InlineLayout {
             let style = styles[segment.style]
             switch segment.kind {
             case .text:
-                let shaped = shaper.shape(paragraph.text[segment.start..<segment.end], parameters(style, face: segment.face!, rtl: segment.level & 1 == 1))
+                let shaped = shape(paragraph.text[segment.start..<segment.end], style: segment.style, face: segment.face!, rtl: segment.level & 1 == 1)
                 segments[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped))
             case .space:
-                segments[index].width = (spaceWidth(style, face: segment.face!) + style.wordSpacing * scale) * Double(segment.end - segment.start)
+                segments[index].width = (spaceWidth(segment.style, face: segment.face!) + style.wordSpacing * scale) * Double(segment.end - segment.start)
             case .atom:
                 segments[index].width = atomSize(paragraph.atoms[segment.start]!).width
             case .forcedBreak:
@@ -248,12 +283,12 @@ struct InlineLayout {
         return count
     }
 
-    func spaceWidth(_ style: ComputedStyle, face: FontFace) -> Double {
-        shaper.shape([0x20][...], parameters(style, face: face, rtl: false)).advance
+    func spaceWidth(_ style: Int, face: FontFace) -> Double {
+        shape([0x20][...], style: style, face: face, rtl: false).advance
     }
 
-    func hyphenWidth(_ style: ComputedStyle, face: FontFace) -> Double {
-        shaper.shape([0x2D][...], parameters(style, face: face, rtl: false)).advance
+    func hyphenWidth(_ style: Int, face: FontFace) -> Double {
+        shape([0x2D][...], style: style, face: face, rtl: false).advance
     }
 
     /// Device-pixel size of an inline replaced element (placeholder sizes until images are measured).
@@ -303,7 +338,7 @@ struct InlineLayout {
                 if index > 0 {
                     let previous = segments[index - 1]
                     if previous.hyphenAfter && segment.kind == .text {
-                        add(.penalty(width: hyphenWidth(styles[previous.style], face: previous.face!), penalty: 50, flagged: true), -1)
+                        add(.penalty(width: hyphenWidth(previous.style, face: previous.face!), penalty: 50, flagged: true), -1)
                     } else if previous.kind == .text || previous.kind == .atom, breakable[segment.start], styles[previous.style].whiteSpace.wraps {
                         let before = text[previous.end - 1]
                         if justify && Self.isCJK(before) && Self.isCJK(text[segment.start]) {
@@ -424,12 +459,20 @@ struct InlineLayout {
                 continue
             }
             let style = styles[piece.style]
+            if !buildItems {
+                // Map-only: the breaks are known; only the line's height is still needed.
+                shapedPieces.append(nil)
+                let m = metrics(style, face: face)
+                extent.top = max(extent.top, m.top)
+                extent.bottom = max(extent.bottom, m.bottom)
+                continue
+            }
             var units = Array(paragraph.text[piece.start..<piece.end])
             if piece.hyphen {
                 if units.last == 0xAD { units.removeLast() }
                 units.append(0x2D)
             }
-            let shaped = shaper.shape(units[...], parameters(style, face: face, rtl: piece.level & 1 == 1))
+            let shaped = shape(units[...], style: piece.style, face: face, rtl: piece.level & 1 == 1)
             pieces[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped))
             shapedPieces.append(shaped)
             let m = metrics(style, face: face)
@@ -559,4 +602,31 @@ struct InlineLayout {
             height: extent.top + extent.bottom, baseline: baseline, items: items, start: start, end: end,
             left: lineLeft, width: used)
     }
+}
+
+/// Per-worker lookups that outlive one paragraph: shaping parameter ids per style run, and
+/// hyphenation points per word (libhyphen answers are costly to ask again).
+final class InlineCaches {
+    struct ParameterKey: Hashable {
+        var style: Int
+        var face: ObjectIdentifier
+        var rtl: Bool
+    }
+
+    struct HyphenKey: Hashable {
+        var language: String
+        var word: ArraySlice<UInt16>
+    }
+
+    var parameterIDs: [ParameterKey: Int] = [:]
+    let worker: LayoutWorker
+
+    init(worker: LayoutWorker) { self.worker = worker }
+}
+
+/// What one layout thread keeps across chapters: its shaping cache and hyphenation answers.
+public final class LayoutWorker {
+    public let shaper = Shaper()
+    var hyphenation: [InlineCaches.HyphenKey: [Int]] = [:]
+    public init() {}
 }

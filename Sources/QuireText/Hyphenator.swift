@@ -12,6 +12,14 @@ public final class Hyphenator: @unchecked Sendable {
 
     private let lock = NSLock()
     private var dictionaries: [String: UnsafeMutablePointer<HyphenDict>?] = [:]
+    /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached.
+    private var cache: [CacheKey: [Int]] = [:]
+    public static let maxCacheEntries = 500_000
+
+    struct CacheKey: Hashable {
+        var language: String
+        var word: String
+    }
 
     public init() {}
 
@@ -38,7 +46,7 @@ public final class Hyphenator: @unchecked Sendable {
         defer { lock.unlock() }
         if let cached = dictionaries[key] { return cached }
         let loaded = Hyphenator.dictionaryPath(for: language).flatMap { hnj_hyphen_load($0) }
-        dictionaries[key] = loaded
+        dictionaries.updateValue(loaded, forKey: key)
         return loaded
     }
 
@@ -46,6 +54,22 @@ public final class Hyphenator: @unchecked Sendable {
 
     /// Hyphenation points of a word, as UTF-16 offsets where a break may go (a hyphen is added before it).
     public func points(in word: String, language: String) -> [Int] {
+        let key = CacheKey(language: language, word: word)
+        lock.lock()
+        if let cached = cache[key] {
+            lock.unlock()
+            return cached
+        }
+        lock.unlock()
+        let result = computePoints(in: word, language: language)
+        lock.lock()
+        if cache.count >= Hyphenator.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
+        cache[key] = result
+        lock.unlock()
+        return result
+    }
+
+    private func computePoints(in word: String, language: String) -> [Int] {
         let scalars = Array(word.unicodeScalars)
         guard scalars.count >= Hyphenator.minimumWordLength, scalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "'" || $0 == "’" }),
             let dictionary = dictionary(for: language)

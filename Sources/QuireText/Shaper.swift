@@ -53,17 +53,16 @@ public struct ShapingParameters: Hashable, Sendable {
 /// so each distinct (face, size, features, direction, text) is shaped once per cache.
 /// A cache belongs to one worker thread (no locking); results do not depend on the cache.
 public final class Shaper {
-    struct Key: Hashable {
-        var parameters: ShapingParameters
-        var text: [UInt16]
-    }
-
-    private var cache: [Key: ShapedText] = [:]
+    /// Parameters are interned to small ids so a cache lookup hashes only the text.
+    private var parameterIDs: [ShapingParameters: Int] = [:]
+    private var parameters: [ShapingParameters] = []
+    private var caches: [[ArraySlice<UInt16>: ShapedText]] = []
+    private var entries = 0
     private let buffer: OpaquePointer
     public private(set) var hits = 0
     public private(set) var misses = 0
-    /// The cache is dropped when it grows past this many entries (bounded memory on huge books).
-    public static let maxCacheEntries = 200_000
+    /// The caches are dropped when they grow past this many entries (bounded memory on huge books).
+    public static let maxCacheEntries = 300_000
 
     public init() {
         buffer = hb_buffer_create()
@@ -73,21 +72,38 @@ public final class Shaper {
 
     public var hitRate: Double { hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses) }
 
+    public func parameterID(_ parameters: ShapingParameters) -> Int {
+        if let id = parameterIDs[parameters] { return id }
+        let id = self.parameters.count
+        self.parameters.append(parameters)
+        parameterIDs[parameters] = id
+        caches.append([:])
+        return id
+    }
+
     public func shape(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> ShapedText {
+        shape(text, parameterID: parameterID(parameters))
+    }
+
+    public func shape(_ text: ArraySlice<UInt16>, parameterID: Int) -> ShapedText {
         if text.isEmpty { return .empty }
-        let key = Key(parameters: parameters, text: Array(text))
-        if let cached = cache[key] {
+        if let cached = caches[parameterID][text] {
             hits += 1
             return cached
         }
         misses += 1
-        let shaped = shapeUncached(key.text, parameters)
-        if cache.count >= Shaper.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
-        cache[key] = shaped
+        let shaped = shapeUncached(text, parameters[parameterID])
+        if entries >= Shaper.maxCacheEntries {
+            for index in caches.indices { caches[index].removeAll() }
+            entries = 0
+        }
+        // Keys are copied so the cache never keeps a whole paragraph's text alive.
+        caches[parameterID][ArraySlice(Array(text))] = shaped
+        entries += 1
         return shaped
     }
 
-    private func shapeUncached(_ text: [UInt16], _ parameters: ShapingParameters) -> ShapedText {
+    private func shapeUncached(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> ShapedText {
         hb_buffer_clear_contents(buffer)
         text.withUnsafeBufferPointer { units in
             hb_buffer_add_utf16(buffer, units.baseAddress, Int32(units.count), 0, Int32(units.count))

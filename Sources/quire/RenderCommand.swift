@@ -100,7 +100,7 @@ enum RenderCommand {
 
         let container = try EPUBContainer.open(path: path, limits: try options.limits())
         let layout = try BookLayout(container: container, settings: settings)
-        let result = layout.layout(jobs: jobs)
+        let result = layout.layout(jobs: jobs, buildItems: !mapOnly)
         let pages = result.chapters.flatMap(\.pages)
         let selection = try pageSelection(options.value("pages"), count: pages.count)
 
