@@ -1,6 +1,7 @@
 import QuireCore
 import QuireDocument
 import QuireStyle
+import QuireText
 import QuireXML
 
 /// The styled tree layout works on: blocks containing blocks or paragraphs (inline formatting
@@ -55,6 +56,8 @@ final class Paragraph {
     var runs: [StyleRun] = []
     var atoms: [Int: ReplacedBox] = [:]
     var marker: GeneratedContent?
+    /// The block's primary face, for the line strut (found once per paragraph).
+    var strutFace: FontFace?
     /// Offset in the source where this paragraph begins (used when it is empty of text).
     var startOffset: Int
 

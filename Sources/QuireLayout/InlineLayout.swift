@@ -60,6 +60,14 @@ struct InlineLayout {
 
     func request(_ style: ComputedStyle) -> FontRequest { FontRequest(style: style, bookLanguage: bookLanguage) }
 
+    /// The primary face of a run style, resolved once per chapter (resolution takes a lock and string work).
+    func primaryFace(style index: Int) -> FontFace {
+        if let face = caches.primaryFaces[index] { return face }
+        let face = services.fonts.primaryFace(for: request(styles[index]))
+        caches.primaryFaces[index] = face
+        return face
+    }
+
     func features(_ style: ComputedStyle, face: FontFace) -> [FontFeature] {
         var features = style.fontFeatures
         switch style.fontVariantCaps {
@@ -127,7 +135,7 @@ struct InlineLayout {
         var result: [Segment] = []
         for run in paragraph.runs {
             let style = styles[run.style]
-            let primary = services.fonts.primaryFace(for: request(style))
+            let primary = primaryFace(style: run.style)
             var index = run.start
             while index < run.end {
                 let unit = text[index]
@@ -224,13 +232,13 @@ struct InlineLayout {
                 if leading + trailing < units.count {
                     let coreStart = segment.start + leading
                     let core = paragraph.text[coreStart..<(segment.end - trailing)]
-                    let key = InlineCaches.HyphenKey(language: language, word: core)
+                    let key = TextKey(core, tag: caches.worker.languageID(language))
                     let found: [Int]
                     if let cached = caches.worker.hyphenation[key] {
                         found = cached
                     } else {
                         found = services.hyphenator.points(in: String(decoding: core, as: UTF16.self), language: language)
-                        caches.worker.hyphenation[InlineCaches.HyphenKey(language: language, word: ArraySlice(Array(core)))] = found
+                        caches.worker.hyphenation[key.detached] = found
                     }
                     points = found.map { coreStart + $0 }
                 }
@@ -419,7 +427,13 @@ struct InlineLayout {
         indent: Double, lastLine: Bool, levels: [UInt8]?, marker: GeneratedContent?
     ) -> LineBox {
         let blockStyle = paragraph.blockStyle
-        let strutFace = services.fonts.primaryFace(for: request(blockStyle))
+        let strutFace: FontFace
+        if let cached = paragraph.strutFace {
+            strutFace = cached
+        } else {
+            strutFace = services.fonts.primaryFace(for: request(blockStyle))
+            paragraph.strutFace = strutFace
+        }
         var extent = metrics(blockStyle, face: strutFace)
 
         // Pieces in logical order: merged text runs, spaces, atoms.
@@ -613,12 +627,8 @@ final class InlineCaches {
         var rtl: Bool
     }
 
-    struct HyphenKey: Hashable {
-        var language: String
-        var word: ArraySlice<UInt16>
-    }
-
     var parameterIDs: [ParameterKey: Int] = [:]
+    var primaryFaces: [Int: FontFace] = [:]
     let worker: LayoutWorker
 
     init(worker: LayoutWorker) { self.worker = worker }
@@ -627,6 +637,13 @@ final class InlineCaches {
 /// What one layout thread keeps across chapters: its shaping cache and hyphenation answers.
 public final class LayoutWorker {
     public let shaper = Shaper()
-    var hyphenation: [InlineCaches.HyphenKey: [Int]] = [:]
+    var hyphenation: [TextKey: [Int]] = [:]
+    private var languages: [String: Int] = [:]
     public init() {}
+
+    func languageID(_ language: String) -> Int {
+        if let id = languages[language] { return id }
+        languages[language] = languages.count
+        return languages.count - 1
+    }
 }

@@ -56,33 +56,18 @@ public enum LineBreaker {
         return greedy(items, lineWidth: lineWidth)
     }
 
-    private final class Node {
-        let position: Int
-        let line: Int
-        let fitness: Int
-        let width: Double
-        let stretch: Double
-        let shrink: Double
-        let demerits: Double
-        let ratio: Double
-        let hyphenRun: Int
-        let previous: Node?
-
-        init(
-            position: Int, line: Int, fitness: Int, width: Double, stretch: Double, shrink: Double, demerits: Double,
-            ratio: Double, hyphenRun: Int, previous: Node?
-        ) {
-            self.position = position
-            self.line = line
-            self.fitness = fitness
-            self.width = width
-            self.stretch = stretch
-            self.shrink = shrink
-            self.demerits = demerits
-            self.ratio = ratio
-            self.hyphenRun = hyphenRun
-            self.previous = previous
-        }
+    /// A feasible break, stored in an arena (indices, not references: no reference counting in the hot loop).
+    private struct Node {
+        var position: Int32
+        var line: Int32
+        var fitness: Int8
+        var hyphenRun: Int8
+        var previous: Int32
+        var width: Double
+        var stretch: Double
+        var shrink: Double
+        var demerits: Double
+        var ratio: Double
     }
 
     /// Knuth & Plass (1981), with fitness classes, flagged (hyphen) demerits and a hard limit on
@@ -94,9 +79,11 @@ public enum LineBreaker {
         var sumWidth = 0.0
         var sumStretch = 0.0
         var sumShrink = 0.0
-        var active: [Node] = [
-            Node(position: 0, line: 0, fitness: 1, width: 0, stretch: 0, shrink: 0, demerits: 0, ratio: 0, hyphenRun: 0, previous: nil)
+        var nodes: [Node] = [
+            Node(position: 0, line: 0, fitness: 1, hyphenRun: 0, previous: -1, width: 0, stretch: 0, shrink: 0, demerits: 0, ratio: 0)
         ]
+        var active: [Int32] = [0]
+        var survivors: [Int32] = []
         // Totals at the start of a line after a break at `index` (discardable items skipped).
         func totalsAfter(_ index: Int) -> (Double, Double, Double) {
             var width = sumWidth
@@ -118,44 +105,16 @@ public enum LineBreaker {
             return (width, stretch, shrink)
         }
 
-        for index in items.indices {
-            let item = items[index]
-            var isBreakpoint = false
-            var penalty = 0.0
-            var penaltyWidth = 0.0
-            var flagged = false
-            switch item {
-            case .box(let width):
-                sumWidth += width
-                continue
-            case .glue(let width, let stretch, let shrink):
-                if index > 0, case .box = items[index - 1] { isBreakpoint = true }
-                if isBreakpoint { try_(index) }
-                sumWidth += width
-                sumStretch += stretch
-                sumShrink += shrink
-                continue
-            case .penalty(let width, let p, let f):
-                if p < BreakItem.infinitePenalty {
-                    isBreakpoint = true
-                    penalty = p
-                    penaltyWidth = width
-                    flagged = f
-                }
-            }
-            if isBreakpoint { try_(index, penalty: penalty, penaltyWidth: penaltyWidth, flagged: flagged) }
-            if active.isEmpty { return nil }
-        }
-
-        func try_(_ index: Int, penalty: Double = 0, penaltyWidth: Double = 0, flagged: Bool = false) {
-            var candidates: [Node?] = [nil, nil, nil, nil]
-            var candidateDemerits = [Double](repeating: .infinity, count: 4)
-            var survivors: [Node] = []
-            survivors.reserveCapacity(active.count)
+        func tryBreak(_ index: Int, penalty: Double, penaltyWidth: Double, flagged: Bool) {
+            var candidates: (Int32, Int32, Int32, Int32) = (-1, -1, -1, -1)
+            var candidateDemerits: (Double, Double, Double, Double) = (.infinity, .infinity, .infinity, .infinity)
+            var candidateData = [Node](repeating: nodes[0], count: 4)
+            survivors.removeAll(keepingCapacity: true)
             let forced = penalty <= -BreakItem.infinitePenalty
-            for node in active {
+            for nodeIndex in active {
+                let node = nodes[Int(nodeIndex)]
                 let length = sumWidth - node.width + penaltyWidth
-                let target = lineWidth(node.line)
+                let target = lineWidth(Int(node.line))
                 var ratio: Double
                 if length < target {
                     let stretch = sumStretch - node.stretch
@@ -166,15 +125,11 @@ public enum LineBreaker {
                 } else {
                     ratio = 0
                 }
-                if ratio < -1 || forced {
-                    // This node can no longer start a line reaching past here.
-                } else {
-                    survivors.append(node)
-                }
+                if !(ratio < -1 || forced) { survivors.append(nodeIndex) }
                 guard ratio >= -1, ratio <= parameters.tolerance || (forced && ratio.isInfinite && ratio > 0) else { continue }
-                let hyphenRun = flagged ? node.hyphenRun + 1 : 0
+                let hyphenRun = flagged ? Int(node.hyphenRun) + 1 : 0
                 if hyphenRun > parameters.maxConsecutiveHyphens { continue }
-                // The last line's fill glue has infinite stretch; treat it as a perfect fit.
+                // The last line's fill glue has (near) infinite stretch; treat it as a perfect fit.
                 let effectiveRatio = ratio.isInfinite ? 0 : ratio
                 let badness = 100 * pow3(abs(effectiveRatio))
                 var demerits: Double
@@ -188,38 +143,73 @@ public enum LineBreaker {
                 if flagged && node.hyphenRun > 0 { demerits += parameters.flaggedDemerits }
                 let fitness: Int
                 if effectiveRatio < -0.5 { fitness = 0 } else if effectiveRatio <= 0.5 { fitness = 1 } else if effectiveRatio <= 1 { fitness = 2 } else { fitness = 3 }
-                if abs(fitness - node.fitness) > 1 { demerits += parameters.fitnessDemerits }
+                if abs(fitness - Int(node.fitness)) > 1 { demerits += parameters.fitnessDemerits }
                 demerits += node.demerits
-                if demerits < candidateDemerits[fitness] {
-                    candidateDemerits[fitness] = demerits
-                    candidates[fitness] = Node(
-                        position: index, line: node.line + 1, fitness: fitness, width: 0, stretch: 0, shrink: 0,
-                        demerits: demerits, ratio: effectiveRatio, hyphenRun: hyphenRun, previous: node)
+                let current: Double
+                switch fitness {
+                case 0: current = candidateDemerits.0
+                case 1: current = candidateDemerits.1
+                case 2: current = candidateDemerits.2
+                default: current = candidateDemerits.3
+                }
+                if demerits < current {
+                    switch fitness {
+                    case 0: candidateDemerits.0 = demerits; candidates.0 = nodeIndex
+                    case 1: candidateDemerits.1 = demerits; candidates.1 = nodeIndex
+                    case 2: candidateDemerits.2 = demerits; candidates.2 = nodeIndex
+                    default: candidateDemerits.3 = demerits; candidates.3 = nodeIndex
+                    }
+                    candidateData[fitness] = Node(
+                        position: Int32(index), line: node.line + 1, fitness: Int8(fitness), hyphenRun: Int8(hyphenRun),
+                        previous: nodeIndex, width: 0, stretch: 0, shrink: 0, demerits: demerits, ratio: effectiveRatio)
                 }
             }
-            active = survivors
-            let best = candidateDemerits.min() ?? .infinity
+            swap(&active, &survivors)
+            let demeritsList = [candidateDemerits.0, candidateDemerits.1, candidateDemerits.2, candidateDemerits.3]
+            let best = demeritsList.min() ?? .infinity
             guard best < .infinity else { return }
             let (width, stretch, shrink) = totalsAfter(index)
-            for case let candidate? in candidates where candidate.demerits <= best + parameters.fitnessDemerits {
-                active.append(
-                    Node(
-                        position: candidate.position, line: candidate.line, fitness: candidate.fitness, width: width,
-                        stretch: stretch, shrink: shrink, demerits: candidate.demerits, ratio: candidate.ratio,
-                        hyphenRun: candidate.hyphenRun, previous: candidate.previous))
+            for fitness in 0..<4 where demeritsList[fitness] <= best + parameters.fitnessDemerits {
+                var node = candidateData[fitness]
+                node.width = width
+                node.stretch = stretch
+                node.shrink = shrink
+                nodes.append(node)
+                active.append(Int32(nodes.count - 1))
+            }
+            _ = candidates
+        }
+
+        for index in items.indices {
+            switch items[index] {
+            case .box(let width):
+                sumWidth += width
+            case .glue(let width, let stretch, let shrink):
+                if index > 0, case .box = items[index - 1] {
+                    tryBreak(index, penalty: 0, penaltyWidth: 0, flagged: false)
+                    if active.isEmpty { return nil }
+                }
+                sumWidth += width
+                sumStretch += stretch
+                sumShrink += shrink
+            case .penalty(let width, let p, let flagged):
+                if p < BreakItem.infinitePenalty {
+                    tryBreak(index, penalty: p, penaltyWidth: width, flagged: flagged)
+                    if active.isEmpty { return nil }
+                }
             }
         }
 
-        guard let best = active.filter({ $0.position == items.count - 1 }).min(by: { $0.demerits < $1.demerits }) else {
+        guard let best = active.filter({ nodes[Int($0)].position == items.count - 1 }).min(by: { nodes[Int($0)].demerits < nodes[Int($1)].demerits }) else {
             return nil
         }
         var breaks: [Int] = []
         var ratios: [Double] = []
-        var node: Node? = best
-        while let current = node, current.previous != nil {
-            breaks.append(current.position)
-            ratios.append(current.ratio)
-            node = current.previous
+        var cursor = Int(best)
+        while nodes[cursor].previous >= 0 {
+            breaks.append(Int(nodes[cursor].position))
+            ratios.append(nodes[cursor].ratio)
+            cursor = Int(nodes[cursor].previous)
         }
         return LineBreaks(breaks: breaks.reversed(), ratios: ratios.reversed(), usedTotalFit: true)
     }

@@ -56,8 +56,7 @@ public final class Shaper {
     /// Parameters are interned to small ids so a cache lookup hashes only the text.
     private var parameterIDs: [ShapingParameters: Int] = [:]
     private var parameters: [ShapingParameters] = []
-    private var caches: [[ArraySlice<UInt16>: ShapedText]] = []
-    private var entries = 0
+    private var cache: [TextKey: ShapedText] = [:]
     private let buffer: OpaquePointer
     public private(set) var hits = 0
     public private(set) var misses = 0
@@ -77,7 +76,6 @@ public final class Shaper {
         let id = self.parameters.count
         self.parameters.append(parameters)
         parameterIDs[parameters] = id
-        caches.append([:])
         return id
     }
 
@@ -87,19 +85,16 @@ public final class Shaper {
 
     public func shape(_ text: ArraySlice<UInt16>, parameterID: Int) -> ShapedText {
         if text.isEmpty { return .empty }
-        if let cached = caches[parameterID][text] {
+        let key = TextKey(text, tag: parameterID)
+        if let cached = cache[key] {
             hits += 1
             return cached
         }
         misses += 1
         let shaped = shapeUncached(text, parameters[parameterID])
-        if entries >= Shaper.maxCacheEntries {
-            for index in caches.indices { caches[index].removeAll() }
-            entries = 0
-        }
+        if cache.count >= Shaper.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
         // Keys are copied so the cache never keeps a whole paragraph's text alive.
-        caches[parameterID][ArraySlice(Array(text))] = shaped
-        entries += 1
+        cache[key.detached] = shaped
         return shaped
     }
 

@@ -1,0 +1,36 @@
+/// A hash key for a short run of UTF-16 text: the hash is computed once with a tight loop
+/// (FNV-1a), which is far cheaper than feeding each unit through `Hasher`.
+public struct TextKey: Hashable, Sendable {
+    public let units: ArraySlice<UInt16>
+    public let tag: Int
+    private let fingerprint: UInt64
+
+    /// `tag` distinguishes keys from different contexts (a shaping parameter id, a language).
+    public init(_ units: ArraySlice<UInt16>, tag: Int = 0) {
+        self.units = units
+        self.tag = tag
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bitPattern: Int64(tag))
+        units.withUnsafeBufferPointer { buffer in
+            for unit in buffer {
+                hash = (hash ^ UInt64(unit)) &* 0x0000_0100_0000_01B3
+            }
+        }
+        fingerprint = hash
+    }
+
+    /// A copy that owns its units (so a cache never keeps a whole paragraph alive).
+    public var detached: TextKey { TextKey(ArraySlice(Array(units)), tag: tag, fingerprint: fingerprint) }
+
+    private init(_ units: ArraySlice<UInt16>, tag: Int, fingerprint: UInt64) {
+        self.units = units
+        self.tag = tag
+        self.fingerprint = fingerprint
+    }
+
+    public static func == (lhs: TextKey, rhs: TextKey) -> Bool {
+        lhs.fingerprint == rhs.fingerprint && lhs.tag == rhs.tag && lhs.units.count == rhs.units.count
+            && lhs.units.elementsEqual(rhs.units)
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+}
