@@ -13,6 +13,8 @@ public struct ChapterLayout: Sendable {
     public var pages: [Page]
     public var textLength: Int
     public var imageCount: Int
+    /// Characters drawn as .notdef because no font covers them.
+    public var missingGlyphs: Int = 0
     public var warnings: [Warning]
 }
 
@@ -99,12 +101,18 @@ public final class BookLayout: Sendable {
         warnings += styles.warnings
         var builder = BoxTreeBuilder(document: document, styles: styles)
         let root = builder.build()
+        let caches = InlineCaches(worker: worker)
         let inline = InlineLayout(
-            services: services, shaper: worker.shaper, caches: InlineCaches(worker: worker), buildItems: buildItems, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
+            services: services, shaper: worker.shaper, caches: caches, buildItems: buildItems, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
             hyphenate: settings.hyphenation)
         let blocks = BlockLayout(inline: inline, scale: profile.pixelsPerCSSPixel, pageHeight: content.height)
         let flow = Flow()
         blocks.layoutBlock(root, left: 0, width: content.width, flow: flow, inheritedMarker: nil)
+        let missing = caches.missingGlyphs.values.reduce(0, +)
+        if missing > 0 {
+            let sample = caches.missingGlyphs.keys.sorted().prefix(8).map { "U+" + String($0, radix: 16, uppercase: true) }
+            warnings.append(Warning("missing-glyphs", "\(href): \(missing) character(s) have no glyph in any font (\(sample.joined(separator: " ")))"))
+        }
         if builder.imageCount > 0 {
             warnings.append(Warning("image-placeholder", "\(href): \(builder.imageCount) image(s) shown as placeholders (images are not decoded yet)"))
         }
@@ -139,7 +147,9 @@ public final class BookLayout: Sendable {
         for index in pages.indices.dropLast() {
             pages[index].end = max(pages[index].start, pages[index + 1].start)
         }
-        return ChapterLayout(spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount, warnings: warnings)
+        return ChapterLayout(
+            spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount,
+            missingGlyphs: missing, warnings: warnings)
     }
 
     private func clip(_ item: DisplayItem, top: Double, bottom: Double) -> DisplayItem? {

@@ -270,6 +270,7 @@ struct InlineLayout {
             switch segment.kind {
             case .text:
                 let shaped = shape(paragraph.text[segment.start..<segment.end], style: segment.style, face: segment.face!, rtl: segment.level & 1 == 1)
+                if shaped.glyphs.contains(where: { $0.id == 0 }) { recordMissingGlyphs(paragraph, segment, shaped) }
                 segments[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped))
             case .space:
                 segments[index].width = (spaceWidth(segment.style, face: segment.face!) + style.wordSpacing * scale) * Double(segment.end - segment.start)
@@ -278,6 +279,20 @@ struct InlineLayout {
             case .forcedBreak:
                 segments[index].width = 0
             }
+        }
+    }
+
+    /// Notes characters that came out as .notdef (no font covers them).
+    func recordMissingGlyphs(_ paragraph: Paragraph, _ segment: Segment, _ shaped: ShapedText) {
+        for glyph in shaped.glyphs where glyph.id == 0 {
+            let index = segment.start + Int(glyph.cluster)
+            guard index < segment.end else { continue }
+            var value = UInt32(paragraph.text[index])
+            if value >= 0xD800 && value < 0xDC00 && index + 1 < segment.end {
+                value = 0x10000 + ((value - 0xD800) << 10) + (UInt32(paragraph.text[index + 1]) - 0xDC00)
+            }
+            if let scalar = Unicode.Scalar(value), UnicodeInfo.isDefaultIgnorable(scalar) { continue }
+            caches.missingGlyphs[value, default: 0] += 1
         }
     }
 
@@ -629,6 +644,8 @@ final class InlineCaches {
 
     var parameterIDs: [ParameterKey: Int] = [:]
     var primaryFaces: [Int: FontFace] = [:]
+    /// Code points shaped to .notdef, with counts.
+    var missingGlyphs: [UInt32: Int] = [:]
     let worker: LayoutWorker
 
     init(worker: LayoutWorker) { self.worker = worker }

@@ -186,7 +186,7 @@ public final class FontCollection: @unchecked Sendable {
         lock.unlock()
         let found = queryFontconfig(scalar: scalar, generic: generic, request: request)
         lock.lock()
-        fallbackCache[key] = found
+        fallbackCache.updateValue(found, forKey: key)
         lock.unlock()
         return found
     }
