@@ -156,6 +156,7 @@ public enum Clear: String, Sendable, Hashable { case none, left, right, both }
 public enum Position: String, Sendable, Hashable { case `static`, relative, absolute, fixed, sticky }
 public enum Visibility: String, Sendable, Hashable { case visible, hidden, collapse }
 public enum ObjectFit: String, Sendable, Hashable { case fill, contain, cover, none, scaleDown = "scale-down" }
+public enum BoxSizing: String, Sendable, Hashable { case contentBox = "content-box", borderBox = "border-box" }
 public enum WritingMode: String, Sendable, Hashable { case horizontalTB = "horizontal-tb", verticalRL = "vertical-rl", verticalLR = "vertical-lr" }
 
 public struct ComputedStyle: Sendable, Hashable {
@@ -185,6 +186,8 @@ public struct ComputedStyle: Sendable, Hashable {
     public var unicodeBidi: UnicodeBidi = .normal
     public var objectFit: ObjectFit = .fill
     public var overflowHidden = false
+    /// Whether width/height include padding and border.
+    public var boxSizing: BoxSizing = .contentBox
 
     // Text (inherited).
     public var fontFamilies: [String] = ["serif"]

@@ -1,0 +1,216 @@
+import QuireCore
+import QuireXML
+import Synchronization
+
+/// What the reader chose in the reading app. These beat the book's styles, the way reading apps do,
+/// while keeping the book's structure (see `Cascade.swift` for exactly how).
+public struct ReaderOverrides: Sendable, Hashable {
+    public var fontFamily: String?
+    /// The size of `medium` (the root's text) in pt; the book's sizes keep their proportions.
+    public var fontSizePt: Double?
+    /// A line-height multiplier applied to all text.
+    public var lineHeight: Double?
+    /// Replaces start/left/justify alignment; centred and right-aligned text keeps its alignment.
+    public var textAlign: TextAlign?
+    /// Drops the book's stylesheets, `<style>` blocks and `style` attributes.
+    public var noPublisherStyles: Bool
+    /// A user-origin stylesheet.
+    public var userCSS: String?
+
+    public init(
+        fontFamily: String? = nil, fontSizePt: Double? = nil, lineHeight: Double? = nil, textAlign: TextAlign? = nil,
+        noPublisherStyles: Bool = false, userCSS: String? = nil
+    ) {
+        self.fontFamily = fontFamily
+        self.fontSizePt = fontSizePt
+        self.lineHeight = lineHeight
+        self.textAlign = textAlign
+        self.noPublisherStyles = noPublisherStyles
+        self.userCSS = userCSS
+    }
+}
+
+public struct StyleEnvironment: Sendable, Hashable {
+    /// The page box in CSS px: what vw/vh and @media width/height see.
+    public var viewportWidth: Double
+    public var viewportHeight: Double
+    public var grayscale: Bool
+    /// The book's language (from the package), for `:lang()` when no element says.
+    public var bookLanguage: String?
+    public var overrides: ReaderOverrides
+
+    public init(
+        viewportWidth: Double = 600, viewportHeight: Double = 800, grayscale: Bool = false, bookLanguage: String? = nil,
+        overrides: ReaderOverrides = ReaderOverrides()
+    ) {
+        self.viewportWidth = viewportWidth
+        self.viewportHeight = viewportHeight
+        self.grayscale = grayscale
+        self.bookLanguage = bookLanguage
+        self.overrides = overrides
+    }
+}
+
+/// Generated boxes of one element, stored only for elements that have any.
+struct PseudoStyles: Sendable {
+    var before: GeneratedContent?
+    var after: GeneratedContent?
+    var marker: GeneratedContent?
+    var firstLetter: ComputedStyle?
+    var firstLine: ComputedStyle?
+}
+
+/// The styles of every node of one document. Identical styles are stored once.
+public struct DocumentStyles: Sendable {
+    let computed: [ComputedStyle]
+    /// Per node (text nodes carry their parent's style).
+    let nodeStyle: [Int32]
+    let extras: [Int32: PseudoStyles]
+    public let fontFaces: [FontFaceRule]
+    public let warnings: [Warning]
+    public let pageRule: PageRule?
+
+    public func style(of element: NodeID) -> ElementStyle {
+        let index = Int(element.index)
+        guard index >= 0, index < nodeStyle.count, nodeStyle[index] >= 0 else { return ElementStyle(style: ComputedStyle()) }
+        var result = ElementStyle(style: computed[Int(nodeStyle[index])])
+        if let extra = extras[element.index] {
+            result.before = extra.before
+            result.after = extra.after
+            result.marker = extra.marker
+            result.firstLetter = extra.firstLetter
+            result.firstLine = extra.firstLine
+        }
+        return result
+    }
+
+    /// The computed style alone (no generated content), without copying the pseudo-element data.
+    public func computedStyle(of node: NodeID) -> ComputedStyle {
+        let index = Int(node.index)
+        guard index >= 0, index < nodeStyle.count, nodeStyle[index] >= 0 else { return ComputedStyle() }
+        return computed[Int(nodeStyle[index])]
+    }
+
+    /// How many distinct computed styles the document uses.
+    public var distinctStyleCount: Int { computed.count }
+}
+
+public final class StyleEngine: Sendable {
+    struct SheetKey: Hashable {
+        var path: String
+        var hash: UInt64
+        var count: Int
+        var environment: StyleEnvironment
+    }
+
+    /// Parsed stylesheets shared by the documents of a book (War and Peace links one sheet 393 times).
+    private let sheetCache = Mutex<[SheetKey: StyleSheet]>([:])
+    static let maxCachedSheets = 256
+
+    static let userAgentSheet: StyleSheet = {
+        var compiler = SheetCompiler(environment: StyleEnvironment(), loadResource: { _ in nil })
+        compiler.compile(text: UserAgentStyleSheet.css, path: "")
+        return compiler.sheet
+    }()
+
+    public init() {}
+
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    func sheet(bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?) -> StyleSheet {
+        let key = SheetKey(path: path, hash: StyleEngine.fnv1a(bytes), count: bytes.count, environment: environment)
+        if let cached = sheetCache.withLock({ $0[key] }) { return cached }
+        let sheet = withoutActuallyEscaping(loadResource) { load in
+            var compiler = SheetCompiler(environment: environment, loadResource: load)
+            compiler.compile(bytes: bytes, path: path)
+            return compiler.sheet
+        }
+        sheetCache.withLock { cache in
+            if cache.count >= StyleEngine.maxCachedSheets { cache.removeAll() }
+            cache[key] = sheet
+        }
+        return sheet
+    }
+
+    /// Styles for every element of `document`. `loadResource(archivePath)` returns a stylesheet's
+    /// bytes (for `<link rel=stylesheet>` and `@import`), nil if missing.
+    public func computeStyles(
+        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?
+    ) -> DocumentStyles {
+        var sheets: [(StyleSheet, Origin)] = [(StyleEngine.userAgentSheet, .userAgent)]
+        var warnings: [Warning] = []
+        if let userCSS = environment.overrides.userCSS {
+            sheets.append((sheet(bytes: Array(userCSS.utf8), path: "user.css", environment: environment, loadResource: { _ in nil }), .user))
+        }
+        let publisher = !environment.overrides.noPublisherStyles
+        if publisher {
+            for (bytes, path) in StyleEngine.authorSheets(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, warnings: &warnings) {
+                sheets.append((sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource), .author))
+            }
+        }
+        var fontFaces: [FontFaceRule] = []
+        var pageRule: PageRule? = nil
+        for (sheet, origin) in sheets where origin == .author {
+            fontFaces += sheet.fontFaces
+            if let page = sheet.pageRule { pageRule = StyleEngine.merge(pageRule, page) }
+        }
+        for (sheet, _) in sheets { warnings += sheet.warnings }
+        let cascade = Cascade(tree: document, sheets: sheets, environment: environment, styleAttributes: publisher)
+        return cascade.run(fontFaces: fontFaces, warnings: warnings, pageRule: pageRule)
+    }
+
+    static func merge(_ base: PageRule?, _ next: PageRule) -> PageRule {
+        guard var page = base else { return next }
+        if next.width != nil { page.width = next.width }
+        if next.height != nil { page.height = next.height }
+        if let v = next.margin.top { page.margin.top = v }
+        if let v = next.margin.right { page.margin.right = v }
+        if let v = next.margin.bottom { page.margin.bottom = v }
+        if let v = next.margin.left { page.margin.left = v }
+        return page
+    }
+
+    /// `<link rel=stylesheet>` and `<style>` in document order, as (bytes, path) with media already checked.
+    static func authorSheets(
+        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?,
+        warnings: inout [Warning]
+    ) -> [([UInt8], String)] {
+        var result: [([UInt8], String)] = []
+        var styleCount = 0
+        for index in 0..<Int32(document.nodeCount) {
+            guard let element = document.element(NodeID(index)) else { continue }
+            let name = element.localName.lowercased()
+            guard element.namespace == Namespace.xhtml || element.namespace.isEmpty else {
+                // SVG <style> also styles, but only SVG content; skip.
+                continue
+            }
+            if name == "link" {
+                let rel = (element.attribute("rel") ?? "").lowercased().whitespaceTokens()
+                guard rel.contains("stylesheet"), !rel.contains("alternate"), let href = element.attribute("href") else { continue }
+                if let type = element.attribute("type")?.lowercased(), !type.isEmpty, type != "text/css" { continue }
+                if let media = element.attribute("media"), !MediaQueries.matches(text: media, environment) { continue }
+                guard let path = ArchivePath.resolve(href, against: documentPath) else { continue }
+                guard let bytes = loadResource(path) else {
+                    warnings.append(Warning("css-missing", "\(documentPath): stylesheet \(path) not found"))
+                    continue
+                }
+                result.append((bytes, path))
+            } else if name == "style" {
+                if let type = element.attribute("type")?.lowercased(), !type.isEmpty, type != "text/css" { continue }
+                if let media = element.attribute("media"), !MediaQueries.matches(text: media, environment) { continue }
+                styleCount += 1
+                // The path keeps relative URLs resolving against the document.
+                result.append((Array(element.textContent.utf8), documentPath))
+            }
+        }
+        _ = styleCount
+        return result
+    }
+}
