@@ -21,6 +21,8 @@ struct FullStyle: Hashable {
     var variantPosition: [FontFeature] = []
     var featureSettings: [FontFeature] = []
     var quotes: [String]? = nil  // nil = auto
+    var emphasisStyle = "none"
+    var emphasisColor: Color? = nil
     var custom: [String: [CV]] = [:]
     // Not inherited.
     var ownDecoration: TextDecoration = []
@@ -37,6 +39,8 @@ struct FullStyle: Hashable {
         child.variantPosition = variantPosition
         child.featureSettings = featureSettings
         child.quotes = quotes
+        child.emphasisStyle = emphasisStyle
+        child.emphasisColor = emphasisColor
         child.custom = custom
         return child
     }
@@ -405,6 +409,13 @@ final class Cascade {
         case .orphans: full.style.orphans = s.orphans
         case .visibility: full.style.visibility = s.visibility
         case .quotes: full.quotes = source.quotes
+        case .wordBreak: full.style.wordBreak = s.wordBreak
+        case .overflowWrap: full.style.overflowWrap = s.overflowWrap
+        case .lineBreak: full.style.lineBreak = s.lineBreak
+        case .textOrientation: full.style.textOrientation = s.textOrientation
+        case .textCombineUpright: full.style.textCombineUpright = s.textCombineUpright
+        case .textEmphasisStyle: full.emphasisStyle = source.emphasisStyle
+        case .textEmphasisColor: full.emphasisColor = source.emphasisColor
         }
     }
 
@@ -587,6 +598,13 @@ final class Cascade {
         case .widows: if case .integer(let n) = v { full.style.widows = n }
         case .orphans: if case .integer(let n) = v { full.style.orphans = n }
         case .visibility: full.style.visibility = Visibility(rawValue: keyword(v)) ?? .visible
+        case .wordBreak: full.style.wordBreak = WordBreak(rawValue: keyword(v)) ?? .normal
+        case .overflowWrap: full.style.overflowWrap = OverflowWrap(rawValue: keyword(v)) ?? .normal
+        case .lineBreak: full.style.lineBreak = LineBreak(rawValue: keyword(v)) ?? .auto
+        case .textOrientation: full.style.textOrientation = TextOrientation(rawValue: keyword(v)) ?? .mixed
+        case .textCombineUpright: full.style.textCombineUpright = keyword(v) == "all" ? .all : .none
+        case .textEmphasisStyle: full.emphasisStyle = keyword(v)
+        case .textEmphasisColor: if case .color(let c) = v { full.emphasisColor = c }
         case .quotes:
             switch v {
             case .quotes(let q): full.quotes = q
@@ -623,6 +641,7 @@ final class Cascade {
             features.append(setting)
         }
         s.fontFeatures = features
+        s.textEmphasis = Cascade.emphasis(full.emphasisStyle, color: full.emphasisColor, vertical: s.writingMode != .horizontalTB)
         let overrides = environment.overrides
         if let family = overrides.fontFamily, !s.fontFamilies.contains("monospace"), s.fontFamilies.first != family {
             s.fontFamilies = [family] + s.fontFamilies.filter { $0 != family }
@@ -630,6 +649,19 @@ final class Cascade {
         if let lineHeight = overrides.lineHeight { s.lineHeight = .number(lineHeight) }
         if let align = overrides.textAlign, [.start, .left, .justify].contains(s.textAlign) { s.textAlign = align }
         full.style = s
+    }
+
+    static func emphasis(_ style: String, color: Color?, vertical: Bool) -> TextEmphasis? {
+        if style == "none" { return nil }
+        if style.hasPrefix("'") { return TextEmphasis(mark: String(style.dropFirst()), color: color) }
+        let parts = style.split(separator: " ")
+        let open = parts.first == "open"
+        let shape = parts.count > 1 ? String(parts[1]) : (vertical ? "sesame" : "circle")
+        let marks: [String: (String, String)] = [
+            "dot": ("•", "◦"), "circle": ("●", "○"), "double-circle": ("◉", "◎"), "triangle": ("▲", "△"), "sesame": ("﹅", "﹆"),
+        ]
+        guard let pair = marks[shape] else { return nil }
+        return TextEmphasis(mark: open ? pair.1 : pair.0, color: color)
     }
 
     // MARK: The document walk

@@ -18,6 +18,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case fontVariantPosition, fontFeatureSettings, lineHeight, color, textAlign, textAlignLast, textIndent
     case textTransform, letterSpacing, wordSpacing, whiteSpace, hyphens, direction, writingMode
     case listStyleType, listStylePosition, widows, orphans, visibility, quotes
+    case wordBreak, overflowWrap, lineBreak, textOrientation, textCombineUpright, textEmphasisStyle, textEmphasisColor
 
     var inherited: Bool { rawValue >= PropertyID.fontFamily.rawValue }
 }
@@ -107,7 +108,7 @@ enum Properties {
         "font-variant-position": .fontVariantPosition, "font-feature-settings": .fontFeatureSettings,
         "-webkit-font-feature-settings": .fontFeatureSettings, "-moz-font-feature-settings": .fontFeatureSettings,
         "line-height": .lineHeight, "color": .color, "text-align": .textAlign, "text-align-last": .textAlignLast,
-        "-moz-text-align-last": .textAlignLast, "text-indent": .textIndent, "text-transform": .textTransform,
+        "-moz-text-align-last": .textAlignLast, "-epub-text-align-last": .textAlignLast, "text-indent": .textIndent, "text-transform": .textTransform,
         "letter-spacing": .letterSpacing, "word-spacing": .wordSpacing, "white-space": .whiteSpace,
         "hyphens": .hyphens, "-webkit-hyphens": .hyphens, "-epub-hyphens": .hyphens, "-moz-hyphens": .hyphens,
         "-ms-hyphens": .hyphens, "direction": .direction, "writing-mode": .writingMode,
@@ -115,6 +116,16 @@ enum Properties {
         "list-style-type": .listStyleType, "list-style-position": .listStylePosition, "widows": .widows,
         "orphans": .orphans, "visibility": .visibility, "quotes": .quotes,
         "overflow-x": .overflow, "overflow-y": .overflow,
+        "word-break": .wordBreak, "-epub-word-break": .wordBreak, "-webkit-word-break": .wordBreak,
+        "overflow-wrap": .overflowWrap, "word-wrap": .overflowWrap, "line-break": .lineBreak,
+        "-epub-line-break": .lineBreak, "-webkit-line-break": .lineBreak, "text-orientation": .textOrientation,
+        "-epub-text-orientation": .textOrientation, "-webkit-text-orientation": .textOrientation,
+        "text-combine-upright": .textCombineUpright, "-webkit-text-combine-upright": .textCombineUpright,
+        "-epub-text-combine": .textCombineUpright, "-webkit-text-combine": .textCombineUpright,
+        "-ms-text-combine-horizontal": .textCombineUpright,
+        "text-emphasis-style": .textEmphasisStyle, "-epub-text-emphasis-style": .textEmphasisStyle,
+        "-webkit-text-emphasis-style": .textEmphasisStyle, "text-emphasis-color": .textEmphasisColor,
+        "-epub-text-emphasis-color": .textEmphasisColor, "-webkit-text-emphasis-color": .textEmphasisColor,
         // Logical properties, for horizontal left-to-right text.
         "margin-block-start": .marginTop, "margin-block-end": .marginBottom, "margin-inline-start": .marginLeft,
         "margin-inline-end": .marginRight, "padding-block-start": .paddingTop, "padding-block-end": .paddingBottom,
@@ -127,7 +138,7 @@ enum Properties {
         "margin", "padding", "border", "border-top", "border-right", "border-bottom", "border-left", "border-width",
         "border-style", "border-color", "list-style", "background", "text-decoration", "-webkit-text-decoration",
         "font", "font-variant", "page-break-before", "page-break-after", "page-break-inside", "overflow",
-        "adobe-hyphenate", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset",
+        "adobe-hyphenate", "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset",
     ]
 
     /// Longhands a shorthand sets (for var() in shorthands and for `all`-style resets).
@@ -159,6 +170,7 @@ enum Properties {
         case "page-break-after": return [.breakAfter]
         case "page-break-inside": return [.breakInside]
         case "overflow": return [.overflow]
+        case "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis": return [.textEmphasisStyle, .textEmphasisColor]
         case "adobe-hyphenate": return [.hyphens]
         default: return longhandNames[shorthand].map { [$0] } ?? []
         }
@@ -202,6 +214,10 @@ enum Properties {
         "stroke-width", "font-smooth", "interpolation-mode", "prince-hyphenate-before", "mso-pagination",
         "text-align-all", "border-block", "border-inline", "border-block-start", "border-block-end",
         "border-inline-start", "border-inline-end", "hyphenate-limit-last", "widows-orphans", "float-reference",
+        "fill-rule", "fill-opacity", "stroke-opacity", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit",
+        "stroke-dasharray", "stroke-dashoffset", "text-spacing", "text-spacing-trim", "text-autospace", "clip-rule",
+        "stop-color", "stop-opacity", "text-anchor", "dominant-baseline", "alignment-baseline", "baseline-shift",
+        "shape-rendering", "paint-order", "vector-effect", "marker", "mask-type", "flood-color", "lighting-color",
         "string-set", "bookmark-level", "bookmark-label", "prince-bookmark-level", "inset-block", "inset-inline",
     ]
 
@@ -715,6 +731,47 @@ enum Properties {
             return nil
         case .visibility:
             return keyword(values, ["visible", "hidden", "collapse"])
+        case .wordBreak:
+            return keyword(values, ["normal", "break-all", "keep-all", "break-word", "auto-phrase"]).map {
+                $0 == .keyword("auto-phrase") ? .keyword("normal") : $0
+            }
+        case .overflowWrap:
+            return keyword(values, ["normal", "break-word", "anywhere"])
+        case .lineBreak:
+            return keyword(values, ["auto", "loose", "normal", "strict", "anywhere"])
+        case .textOrientation:
+            guard let word = single?.lowerIdent else { return nil }
+            switch word {
+            case "mixed", "vertical-right": return .keyword("mixed")
+            case "upright": return .keyword("upright")
+            case "sideways", "sideways-right", "sideways-left", "use-glyph-orientation": return .keyword("sideways")
+            default: return nil
+            }
+        case .textCombineUpright:
+            guard let word = values.first?.lowerIdent else { return nil }
+            switch word {
+            case "none": return values.count == 1 ? .keyword("none") : nil
+            case "all", "horizontal": return values.count == 1 ? .keyword("all") : nil
+            case "digits": return values.count <= 2 ? .keyword("all") : nil
+            default: return nil
+            }
+        case .textEmphasisStyle:
+            if case .token(.string(let s))? = single { return .keyword("'" + s) }
+            if single?.lowerIdent == "none" { return .keyword("none") }
+            var fill = "", shape = ""
+            for v in values {
+                guard let word = v.lowerIdent else { return nil }
+                if (word == "filled" || word == "open") && fill.isEmpty {
+                    fill = word
+                } else if ["dot", "circle", "double-circle", "triangle", "sesame"].contains(word) && shape.isEmpty {
+                    shape = word
+                } else {
+                    return nil
+                }
+            }
+            return values.isEmpty || values.count > 2 ? nil : .keyword((fill.isEmpty ? "filled" : fill) + " " + shape)
+        case .textEmphasisColor:
+            return single.flatMap(color)
         case .quotes:
             if let word = single?.lowerIdent, word == "none" || word == "auto" { return .keyword(word) }
             var strings: [String] = []
@@ -891,6 +948,15 @@ enum Properties {
             guard (1...2).contains(values.count), let v = parseLonghand(.overflow, [values[0]]) else { return nil }
             if values.count == 2, parseLonghand(.overflow, [values[1]]) == nil { return nil }
             return [(.overflow, v)]
+        case "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis":
+            var colour: SpecifiedValue = .color(nil)
+            var styleItems: [CV] = []
+            for v in values {
+                if let c = color(v), v.lowerIdent != "none" { colour = c } else { styleItems.append(v) }
+            }
+            if styleItems.isEmpty { styleItems = [.token(.ident("none"))] }
+            guard let style = parseLonghand(.textEmphasisStyle, styleItems) else { return nil }
+            return [(.textEmphasisStyle, style), (.textEmphasisColor, colour)]
         case "adobe-hyphenate":
             switch values.count == 1 ? values[0].lowerIdent : nil {
             case "none": return [(.hyphens, .keyword("none"))]
