@@ -291,7 +291,7 @@ enum ColorParser {
         if let alphaItem {
             switch alphaItem {
             case .token(.number(let n, _)): alpha = clampByte(n * 255)
-            case .token(.percentage(let p)): alpha = clampByte(p * 2.55)
+            case .token(.percentage(let p)): alpha = clampByte(p / 100 * 255)
             default: return nil
             }
         }
@@ -301,7 +301,7 @@ enum ColorParser {
             for item in items {
                 switch item {
                 case .token(.number(let n, _)): channels.append(clampByte(n))
-                case .token(.percentage(let p)): channels.append(clampByte(p * 2.55))
+                case .token(.percentage(let p)): channels.append(clampByte(p / 100 * 255))
                 case .token(.ident(let s)) where s.lowercased() == "none": channels.append(0)
                 default: return nil
                 }
