@@ -665,3 +665,13 @@ enum SupportsCondition {
         }
     }
 }
+
+extension SheetCompiler {
+    /// The declarations of `{ … }` source text (tests and tools).
+    static func declarationBlockForTesting(_ text: String) -> DeclarationBlock {
+        var counts: DeclarationCounts? = nil
+        let values = ComponentParser.parse(text).0
+        if case .block("{", let contents)? = values.first { return declarationBlock(contents, counts: &counts) }
+        return declarationBlock(values, counts: &counts)
+    }
+}
