@@ -81,6 +81,8 @@ final class Cascade {
     var byID: [String: [Int32]] = [:]
     var byClass: [String: [Int32]] = [:]
     var byTag: [String: [Int32]] = [:]
+    /// Rules whose rightmost compound has only attribute tests, by attribute name.
+    var byAttribute: [String: [Int32]] = [:]
     var universal: [Int32] = []
 
     var fullStyles: [FullStyle] = []
@@ -121,6 +123,8 @@ final class Cascade {
                 byClass[first, default: []].append(id)
             } else if let tag = rightmost.tag {
                 byTag[tag, default: []].append(id)
+            } else if let attribute = rightmost.attributes.first {
+                byAttribute[attribute.name, default: []].append(id)
             } else {
                 universal.append(id)
             }
@@ -139,6 +143,16 @@ final class Cascade {
         if let id = table.id[e], let list = byID[id] { candidates += list }
         for name in table.classes[e] { if let list = byClass[name] { candidates += list } }
         if let list = byTag[table.isHTML[e] ? table.localName[e] : table.localName[e].lowercased()] { candidates += list }
+        if !byAttribute.isEmpty, let element = tree.element(NodeID(element)) {
+            var seen: [String] = []
+            for attribute in element.attributes {
+                var name = SelectorMatcher.lowerASCII(attribute.name.local)
+                if let colon = name.lastIndex(of: ":") { name = String(name[name.index(after: colon)...]) }
+                if seen.contains(name) { continue }
+                seen.append(name)
+                if let list = byAttribute[name] { candidates += list }
+            }
+        }
         candidates += universal
         let matcher = SelectorMatcher(table: table)
         var matched: [Int32] = []

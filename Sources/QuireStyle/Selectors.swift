@@ -34,7 +34,8 @@ indirect enum PseudoClass: Hashable, Sendable {
     case never
 }
 
-struct CompoundSelector: Hashable, Sendable {
+/// A class so matching reads it without copying five arrays; never mutated after parsing.
+final class CompoundSelector: Hashable, @unchecked Sendable {
     var tag: String?  // lowercased
     var tagCased: String?  // as written, for XML (non-HTML) elements
     var namespace: NamespaceConstraint = .any
@@ -42,6 +43,21 @@ struct CompoundSelector: Hashable, Sendable {
     var classes: [String] = []
     var attributes: [AttributeSelector] = []
     var pseudos: [PseudoClass] = []
+
+    init() {}
+
+    static func == (a: CompoundSelector, b: CompoundSelector) -> Bool {
+        a === b
+            || (a.tag == b.tag && a.tagCased == b.tagCased && a.namespace == b.namespace && a.ids == b.ids
+                && a.classes == b.classes && a.attributes == b.attributes && a.pseudos == b.pseudos)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(tag)
+        hasher.combine(ids)
+        hasher.combine(classes)
+        hasher.combine(attributes)
+    }
 }
 
 enum Combinator: Hashable, Sendable { case descendant, child, nextSibling, subsequentSibling }
@@ -577,51 +593,58 @@ struct SelectorMatcher {
         return true
     }
 
-    private func attributeValues(_ selector: AttributeSelector, _ e: Int) -> [String] {
-        guard let element = table.tree.element(NodeID(Int32(e))) else { return [] }
-        var values: [String] = []
-        let html = table.isHTML[e]
-        for attribute in element.attributes {
-            let local = html ? attribute.name.local.lowercased() : attribute.name.local
-            let target = html ? selector.name : selector.name
-            switch selector.namespace {
-            case .any:
-                if local == target || local.hasSuffix(":" + target) { values.append(attribute.value) }
-            case .none:
-                if attribute.name.namespace.isEmpty && local == target { values.append(attribute.value) }
-            case .uri(let uri):
-                if attribute.name.namespace == uri && local == target {
-                    values.append(attribute.value)
-                } else if attribute.name.namespace.isEmpty, let prefix = selector.prefix,
-                    local == prefix.lowercased() + ":" + target
-                {
-                    values.append(attribute.value)  // HTML parser kept `epub:type` as a plain name
-                }
-            }
-        }
-        return values
+    /// ASCII-lowercases only when needed (attribute names are almost always lowercase already).
+    @inline(__always)
+    static func lowerASCII(_ text: String) -> String {
+        for byte in text.utf8 where byte >= 65 && byte <= 90 { return text.lowercased() }
+        return text
     }
 
     private func matchesAttribute(_ selector: AttributeSelector, _ e: Int) -> Bool {
         if selector.name == "class" && selector.namespace == .none && selector.op == .includes && !selector.caseInsensitive {
             return table.classes[e].contains(selector.value)
         }
-        for raw in attributeValues(selector, e) {
-            let value = selector.caseInsensitive ? raw.lowercased() : raw
-            let wanted = selector.value
-            let ok: Bool
-            switch selector.op {
-            case .exists: ok = true
-            case .equals: ok = value == wanted
-            case .includes: ok = !wanted.isEmpty && value.whitespaceTokens().contains(wanted)
-            case .dashMatch: ok = value == wanted || value.hasPrefix(wanted + "-")
-            case .prefix: ok = !wanted.isEmpty && value.hasPrefix(wanted)
-            case .suffix: ok = !wanted.isEmpty && value.hasSuffix(wanted)
-            case .substring: ok = !wanted.isEmpty && value.contains(wanted)
+        guard let element = table.tree.element(NodeID(Int32(e))) else { return false }
+        let html = table.isHTML[e]
+        let target = selector.name
+        for attribute in element.attributes {
+            let local = html ? SelectorMatcher.lowerASCII(attribute.name.local) : attribute.name.local
+            let nameMatches: Bool
+            switch selector.namespace {
+            case .any:
+                nameMatches = local == target || (local.utf8.count > target.utf8.count && local.hasSuffix(":" + target))
+            case .none:
+                nameMatches = attribute.name.namespace.isEmpty && local == target
+            case .uri(let uri):
+                if attribute.name.namespace == uri {
+                    nameMatches = local == target
+                } else if attribute.name.namespace.isEmpty, let prefix = selector.prefix {
+                    nameMatches = local == SelectorMatcher.lowerASCII(prefix) + ":" + target  // HTML parser kept `epub:type`
+                } else {
+                    nameMatches = false
+                }
             }
-            if ok { return true }
+            guard nameMatches else { continue }
+            if valueMatches(selector, attribute.value) { return true }
         }
         return false
+    }
+
+    private func valueMatches(_ selector: AttributeSelector, _ raw: String) -> Bool {
+        let value = selector.caseInsensitive ? raw.lowercased() : raw
+        let wanted = selector.value
+        switch selector.op {
+        case .exists: return true
+        case .equals: return value == wanted
+        case .includes:
+            if wanted.isEmpty { return false }
+            if value == wanted { return true }
+            return value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).contains { $0 == wanted }
+        case .dashMatch: return value == wanted || value.hasPrefix(wanted + "-")
+        case .prefix: return !wanted.isEmpty && value.hasPrefix(wanted)
+        case .suffix: return !wanted.isEmpty && value.hasSuffix(wanted)
+        case .substring: return !wanted.isEmpty && value.contains(wanted)
+        }
     }
 
     private func matchesPseudo(_ pseudo: PseudoClass, _ element: Int32) -> Bool {
