@@ -34,17 +34,36 @@ indirect enum PseudoClass: Hashable, Sendable {
     case never
 }
 
-/// A class so matching reads it without copying five arrays; never mutated after parsing.
-final class CompoundSelector: Hashable, @unchecked Sendable {
-    var tag: String?  // lowercased
-    var tagCased: String?  // as written, for XML (non-HTML) elements
+/// A compound selector while it is being parsed.
+struct CompoundBuilder {
+    var tag: String?
+    var tagCased: String?
     var namespace: NamespaceConstraint = .any
     var ids: [String] = []
     var classes: [String] = []
     var attributes: [AttributeSelector] = []
     var pseudos: [PseudoClass] = []
+}
 
-    init() {}
+/// Immutable and shared by reference, so matching reads fields without copying arrays.
+final class CompoundSelector: Hashable, Sendable {
+    let tag: String?  // lowercased
+    let tagCased: String?  // as written, for XML (non-HTML) elements
+    let namespace: NamespaceConstraint
+    let ids: [String]
+    let classes: [String]
+    let attributes: [AttributeSelector]
+    let pseudos: [PseudoClass]
+
+    init(_ b: CompoundBuilder) {
+        tag = b.tag
+        tagCased = b.tagCased
+        namespace = b.namespace
+        ids = b.ids
+        classes = b.classes
+        attributes = b.attributes
+        pseudos = b.pseudos
+    }
 
     static func == (a: CompoundSelector, b: CompoundSelector) -> Bool {
         a === b
@@ -96,7 +115,7 @@ struct SelectorParser {
         var compounds: [CompoundSelector] = []
         var combinators: [Combinator] = []
         var pseudoElement: PseudoElement? = nil
-        var current = CompoundSelector()
+        var current = CompoundBuilder()
         var currentEmpty = true
         var pendingCombinator: Combinator? = nil
         var sawWhitespace = false
@@ -105,8 +124,8 @@ struct SelectorParser {
 
         func finishCompound() -> Bool {
             if currentEmpty { return false }
-            compounds.append(current)
-            current = CompoundSelector()
+            compounds.append(CompoundSelector(current))
+            current = CompoundBuilder()
             currentEmpty = true
             return compounds.count <= SelectorParser.maxCompounds
         }
@@ -630,6 +649,34 @@ struct SelectorMatcher {
         return false
     }
 
+    /// Whether whitespace-separated `list` contains `token`, without allocating.
+    static func containsToken(_ list: String, _ token: String) -> Bool {
+        var list = list
+        var token = token
+        return list.withUTF8 { l in
+            token.withUTF8 { t in
+                let n = t.count
+                guard n > 0, l.count >= n else { return false }
+                var i = 0
+                while i + n <= l.count {
+                    let atStart = i == 0 || l[i - 1] == 32 || l[i - 1] == 9 || l[i - 1] == 10 || l[i - 1] == 13
+                    if atStart, memcmpEqual(l, i, t) {
+                        let end = i + n
+                        if end == l.count || l[end] == 32 || l[end] == 9 || l[end] == 10 || l[end] == 13 { return true }
+                    }
+                    i += 1
+                }
+                return false
+            }
+        }
+    }
+
+    @inline(__always)
+    static func memcmpEqual(_ l: UnsafeBufferPointer<UInt8>, _ offset: Int, _ t: UnsafeBufferPointer<UInt8>) -> Bool {
+        for k in 0..<t.count where l[offset + k] != t[k] { return false }
+        return true
+    }
+
     private func valueMatches(_ selector: AttributeSelector, _ raw: String) -> Bool {
         let value = selector.caseInsensitive ? raw.lowercased() : raw
         let wanted = selector.value
@@ -639,7 +686,7 @@ struct SelectorMatcher {
         case .includes:
             if wanted.isEmpty { return false }
             if value == wanted { return true }
-            return value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).contains { $0 == wanted }
+            return SelectorMatcher.containsToken(value, wanted)
         case .dashMatch: return value == wanted || value.hasPrefix(wanted + "-")
         case .prefix: return !wanted.isEmpty && value.hasPrefix(wanted)
         case .suffix: return !wanted.isEmpty && value.hasSuffix(wanted)
