@@ -191,10 +191,6 @@ struct BoxTreeBuilder {
                 }
                 continue
             }
-            if name == "br" {
-                appendBreak(style: inlineStyle, offset: document.textOffset(atElement: child), &context)
-                continue
-            }
             switch style.display {
             case .table, .inlineTable:
                 context.flushParagraph(endOffset: nil)

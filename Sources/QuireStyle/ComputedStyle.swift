@@ -156,6 +156,21 @@ public enum Clear: String, Sendable, Hashable { case none, left, right, both }
 public enum Position: String, Sendable, Hashable { case `static`, relative, absolute, fixed, sticky }
 public enum Visibility: String, Sendable, Hashable { case visible, hidden, collapse }
 public enum ObjectFit: String, Sendable, Hashable { case fill, contain, cover, none, scaleDown = "scale-down" }
+public enum WordBreak: String, Sendable, Hashable { case normal, breakAll = "break-all", keepAll = "keep-all", breakWord = "break-word" }
+public enum OverflowWrap: String, Sendable, Hashable { case normal, breakWord = "break-word", anywhere }
+public enum LineBreak: String, Sendable, Hashable { case auto, loose, normal, strict, anywhere }
+public enum TextOrientation: String, Sendable, Hashable { case mixed, upright, sideways }
+public enum TextCombineUpright: String, Sendable, Hashable { case none, all }
+/// `text-emphasis`: the mark drawn beside each character (already resolved from the style keywords) and its colour.
+public struct TextEmphasis: Sendable, Hashable {
+    public var mark: String
+    public var color: Color?  // nil = currentColor
+    public init(mark: String, color: Color? = nil) {
+        self.mark = mark
+        self.color = color
+    }
+}
+public enum BoxSizing: String, Sendable, Hashable { case contentBox = "content-box", borderBox = "border-box" }
 public enum WritingMode: String, Sendable, Hashable { case horizontalTB = "horizontal-tb", verticalRL = "vertical-rl", verticalLR = "vertical-lr" }
 
 public struct ComputedStyle: Sendable, Hashable {
@@ -185,6 +200,8 @@ public struct ComputedStyle: Sendable, Hashable {
     public var unicodeBidi: UnicodeBidi = .normal
     public var objectFit: ObjectFit = .fill
     public var overflowHidden = false
+    /// Whether width/height include padding and border.
+    public var boxSizing: BoxSizing = .contentBox
 
     // Text (inherited).
     public var fontFamilies: [String] = ["serif"]
@@ -212,6 +229,12 @@ public struct ComputedStyle: Sendable, Hashable {
     public var widows: Int = 2
     public var orphans: Int = 2
     public var visibility: Visibility = .visible
+    public var wordBreak: WordBreak = .normal
+    public var overflowWrap: OverflowWrap = .normal
+    public var lineBreak: LineBreak = .auto
+    public var textOrientation: TextOrientation = .mixed
+    public var textCombineUpright: TextCombineUpright = .none
+    public var textEmphasis: TextEmphasis? = nil
 
     public init() {}
 
@@ -242,6 +265,12 @@ public struct ComputedStyle: Sendable, Hashable {
         child.widows = widows
         child.orphans = orphans
         child.visibility = visibility
+        child.wordBreak = wordBreak
+        child.overflowWrap = overflowWrap
+        child.lineBreak = lineBreak
+        child.textOrientation = textOrientation
+        child.textCombineUpright = textCombineUpright
+        child.textEmphasis = textEmphasis
         return child
     }
 

@@ -1,27 +1,48 @@
 import QuireCore
 import QuireXML
+import Synchronization
 
-// Interim engine: HTML defaults only, until the CSS engine (cascade, selectors, book sheets) lands.
-// The API is the one the full engine keeps.
-
+/// What the reader chose in the reading app. These beat the book's styles, the way reading apps do,
+/// while keeping the book's structure (see `Cascade.swift` for exactly how).
 public struct ReaderOverrides: Sendable, Hashable {
     public var fontFamily: String?
+    /// The size of `medium` (the root's text) in pt; the book's sizes keep their proportions.
     public var fontSizePt: Double?
+    /// A line-height multiplier applied to all text.
     public var lineHeight: Double?
+    /// Replaces start/left/justify alignment; centred and right-aligned text keeps its alignment.
     public var textAlign: TextAlign?
-    public var noPublisherStyles = false
+    /// Drops the book's stylesheets, `<style>` blocks and `style` attributes.
+    public var noPublisherStyles: Bool
+    /// A user-origin stylesheet.
     public var userCSS: String?
-    public init() {}
+
+    public init(
+        fontFamily: String? = nil, fontSizePt: Double? = nil, lineHeight: Double? = nil, textAlign: TextAlign? = nil,
+        noPublisherStyles: Bool = false, userCSS: String? = nil
+    ) {
+        self.fontFamily = fontFamily
+        self.fontSizePt = fontSizePt
+        self.lineHeight = lineHeight
+        self.textAlign = textAlign
+        self.noPublisherStyles = noPublisherStyles
+        self.userCSS = userCSS
+    }
 }
 
 public struct StyleEnvironment: Sendable, Hashable {
+    /// The page box in CSS px: what vw/vh and @media width/height see.
     public var viewportWidth: Double
     public var viewportHeight: Double
     public var grayscale: Bool
+    /// The book's language (from the package), for `:lang()` when no element says.
     public var bookLanguage: String?
     public var overrides: ReaderOverrides
 
-    public init(viewportWidth: Double, viewportHeight: Double, grayscale: Bool = false, bookLanguage: String? = nil, overrides: ReaderOverrides = ReaderOverrides()) {
+    public init(
+        viewportWidth: Double = 600, viewportHeight: Double = 800, grayscale: Bool = false, bookLanguage: String? = nil,
+        overrides: ReaderOverrides = ReaderOverrides()
+    ) {
         self.viewportWidth = viewportWidth
         self.viewportHeight = viewportHeight
         self.grayscale = grayscale
@@ -30,167 +51,166 @@ public struct StyleEnvironment: Sendable, Hashable {
     }
 }
 
-public struct FontSource: Sendable, Hashable {
-    public var path: String?
-    public var localName: String?
-    public var format: String?
+/// Generated boxes of one element, stored only for elements that have any.
+struct PseudoStyles: Sendable {
+    var before: GeneratedContent?
+    var after: GeneratedContent?
+    var marker: GeneratedContent?
+    var firstLetter: ComputedStyle?
+    var firstLine: ComputedStyle?
 }
 
-public struct FontFaceRule: Sendable, Hashable {
-    public var family: String
-    public var weight: ClosedRange<Int>
-    public var style: FontStyle
-    public var sources: [FontSource]
-    public var unicodeRanges: [ClosedRange<UInt32>]
-}
-
-public struct PageRule: Sendable, Hashable {}
-
+/// The styles of every node of one document. Identical styles are stored once.
 public struct DocumentStyles: Sendable {
-    let styles: [ElementStyle]
-    let indexByNode: [Int32]
+    let computed: [ComputedStyle]
+    /// Per node (text nodes carry their parent's style).
+    let nodeStyle: [Int32]
+    let extras: [Int32: PseudoStyles]
     public let fontFaces: [FontFaceRule]
     public let warnings: [Warning]
     public let pageRule: PageRule?
 
     public func style(of element: NodeID) -> ElementStyle {
-        let index = indexByNode[Int(element.index)]
-        return styles[Int(max(index, 0))]
+        let index = Int(element.index)
+        guard index >= 0, index < nodeStyle.count, nodeStyle[index] >= 0 else { return ElementStyle(style: ComputedStyle()) }
+        var result = ElementStyle(style: computed[Int(nodeStyle[index])])
+        if let extra = extras[element.index] {
+            result.before = extra.before
+            result.after = extra.after
+            result.marker = extra.marker
+            result.firstLetter = extra.firstLetter
+            result.firstLine = extra.firstLine
+        }
+        return result
     }
+
+    /// The computed style alone (no generated content), without copying the pseudo-element data.
+    public func computedStyle(of node: NodeID) -> ComputedStyle {
+        let index = Int(node.index)
+        guard index >= 0, index < nodeStyle.count, nodeStyle[index] >= 0 else { return ComputedStyle() }
+        return computed[Int(nodeStyle[index])]
+    }
+
+    /// How many distinct computed styles the document uses.
+    public var distinctStyleCount: Int { computed.count }
 }
 
 public final class StyleEngine: Sendable {
+    struct SheetKey: Hashable {
+        var path: String
+        var hash: UInt64
+        var count: Int
+        var environment: StyleEnvironment
+    }
+
+    /// Parsed stylesheets shared by the documents of a book (War and Peace links one sheet 393 times).
+    private let sheetCache = Mutex<[SheetKey: StyleSheet]>([:])
+    static let maxCachedSheets = 256
+
+    static let userAgentSheet: StyleSheet = {
+        var compiler = SheetCompiler(environment: StyleEnvironment(), loadResource: { _ in nil })
+        compiler.compile(text: UserAgentStyleSheet.css, path: "")
+        return compiler.sheet
+    }()
+
     public init() {}
 
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    func sheet(bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?) -> StyleSheet {
+        let key = SheetKey(path: path, hash: StyleEngine.fnv1a(bytes), count: bytes.count, environment: environment)
+        if let cached = sheetCache.withLock({ $0[key] }) { return cached }
+        let sheet = withoutActuallyEscaping(loadResource) { load in
+            var compiler = SheetCompiler(environment: environment, loadResource: load)
+            compiler.compile(bytes: bytes, path: path)
+            return compiler.sheet
+        }
+        sheetCache.withLock { cache in
+            if cache.count >= StyleEngine.maxCachedSheets { cache.removeAll() }
+            cache[key] = sheet
+        }
+        return sheet
+    }
+
+    /// Styles for every element of `document`. `loadResource(archivePath)` returns a stylesheet's
+    /// bytes (for `<link rel=stylesheet>` and `@import`), nil if missing.
     public func computeStyles(
         document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?
     ) -> DocumentStyles {
-        var styles: [ElementStyle] = []
-        var interned: [ElementStyle: Int32] = [:]
-        var indexByNode = [Int32](repeating: -1, count: document.nodeCount)
-        var computed = [ComputedStyle?](repeating: nil, count: document.nodeCount)
-        var root = ComputedStyle()
-        root.fontSize = (environment.overrides.fontSizePt ?? 12) * 96 / 72
-        if let family = environment.overrides.fontFamily { root.fontFamilies = [family] }
-        if let lineHeight = environment.overrides.lineHeight { root.lineHeight = .number(lineHeight) }
-        root.language = environment.bookLanguage
-        for index in 0..<Int32(document.nodeCount) {
-            guard let element = document.element(NodeID(index)) else { continue }
-            let parentStyle = document.parent(of: element.id).flatMap { computed[Int($0.index)] } ?? root
-            var style = parentStyle.inheritedForChild()
-            if document.parent(of: element.id) == nil { style = root }
-            Self.applyDefaults(element, &style, parent: parentStyle, environment: environment)
-            computed[Int(index)] = style
-            var elementStyle = ElementStyle(style: style)
-            if style.display == .listItem, style.listStyleType != .none {
-                elementStyle.marker = GeneratedContent(text: "•", style: style)
-            }
-            if let existing = interned[elementStyle] {
-                indexByNode[Int(index)] = existing
-            } else {
-                let position = Int32(styles.count)
-                styles.append(elementStyle)
-                interned[elementStyle] = position
-                indexByNode[Int(index)] = position
+        var sheets: [(StyleSheet, Origin)] = [(StyleEngine.userAgentSheet, .userAgent)]
+        var warnings: [Warning] = []
+        if let userCSS = environment.overrides.userCSS {
+            sheets.append((sheet(bytes: Array(userCSS.utf8), path: "user.css", environment: environment, loadResource: { _ in nil }), .user))
+        }
+        let publisher = !environment.overrides.noPublisherStyles
+        if publisher {
+            for (bytes, path) in StyleEngine.authorSheets(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, warnings: &warnings) {
+                sheets.append((sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource), .author))
             }
         }
-        if styles.isEmpty { styles.append(ElementStyle(style: root)) }
-        return DocumentStyles(styles: styles, indexByNode: indexByNode, fontFaces: [], warnings: [], pageRule: nil)
+        var fontFaces: [FontFaceRule] = []
+        var pageRule: PageRule? = nil
+        for (sheet, origin) in sheets where origin == .author {
+            fontFaces += sheet.fontFaces
+            if let page = sheet.pageRule { pageRule = StyleEngine.merge(pageRule, page) }
+        }
+        for (sheet, _) in sheets { warnings += sheet.warnings }
+        let cascade = Cascade(tree: document, sheets: sheets, environment: environment, styleAttributes: publisher)
+        return cascade.run(fontFaces: fontFaces, warnings: warnings, pageRule: pageRule)
     }
 
-    static func applyDefaults(_ element: XMLElement, _ style: inout ComputedStyle, parent: ComputedStyle, environment: StyleEnvironment) {
-        let name = element.localName.lowercased()
-        let em = parent.fontSize
-        if let lang = element.attribute("lang", namespace: Namespace.xml) ?? element.attribute("lang") { style.language = lang }
-        if let dir = element.attribute("dir") { style.direction = dir.lowercased() == "rtl" ? .rtl : .ltr }
-        func margins(_ top: Double, _ bottom: Double) {
-            style.margin.top = .px(top)
-            style.margin.bottom = .px(bottom)
+    static func merge(_ base: PageRule?, _ next: PageRule) -> PageRule {
+        guard var page = base else { return next }
+        if next.width != nil { page.width = next.width }
+        if next.height != nil { page.height = next.height }
+        if let v = next.margin.top { page.margin.top = v }
+        if let v = next.margin.right { page.margin.right = v }
+        if let v = next.margin.bottom { page.margin.bottom = v }
+        if let v = next.margin.left { page.margin.left = v }
+        return page
+    }
+
+    /// `<link rel=stylesheet>` and `<style>` in document order, as (bytes, path) with media already checked.
+    static func authorSheets(
+        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?,
+        warnings: inout [Warning]
+    ) -> [([UInt8], String)] {
+        var result: [([UInt8], String)] = []
+        var styleCount = 0
+        for index in 0..<Int32(document.nodeCount) {
+            guard let element = document.element(NodeID(index)) else { continue }
+            let name = element.localName.lowercased()
+            guard element.namespace == Namespace.xhtml || element.namespace.isEmpty else {
+                // SVG <style> also styles, but only SVG content; skip.
+                continue
+            }
+            if name == "link" {
+                let rel = (element.attribute("rel") ?? "").lowercased().whitespaceTokens()
+                guard rel.contains("stylesheet"), !rel.contains("alternate"), let href = element.attribute("href") else { continue }
+                if let type = element.attribute("type")?.lowercased(), !type.isEmpty, type != "text/css" { continue }
+                if let media = element.attribute("media"), !MediaQueries.matches(text: media, environment) { continue }
+                guard let path = ArchivePath.resolve(href, against: documentPath) else { continue }
+                guard let bytes = loadResource(path) else {
+                    warnings.append(Warning("css-missing", "\(documentPath): stylesheet \(path) not found"))
+                    continue
+                }
+                result.append((bytes, path))
+            } else if name == "style" {
+                if let type = element.attribute("type")?.lowercased(), !type.isEmpty, type != "text/css" { continue }
+                if let media = element.attribute("media"), !MediaQueries.matches(text: media, environment) { continue }
+                styleCount += 1
+                // The path keeps relative URLs resolving against the document.
+                result.append((Array(element.textContent.utf8), documentPath))
+            }
         }
-        switch name {
-        case "html", "body", "div", "section", "article", "aside", "nav", "header", "footer", "main", "address", "hgroup",
-            "figcaption", "center", "dl", "dt", "details", "summary", "legend", "fieldset", "form":
-            style.display = .block
-        case "p":
-            style.display = .block
-            margins(em, em)
-        case "blockquote", "figure":
-            style.display = .block
-            margins(em, em)
-            style.margin.left = .px(40)
-            style.margin.right = .px(40)
-        case "dd":
-            style.display = .block
-            style.margin.left = .px(40)
-        case "h1", "h2", "h3", "h4", "h5", "h6":
-            let factors: [String: (Double, Double)] = [
-                "h1": (2, 0.67), "h2": (1.5, 0.83), "h3": (1.17, 1), "h4": (1, 1.33), "h5": (0.83, 1.67), "h6": (0.67, 2.33),
-            ]
-            let (size, margin) = factors[name]!
-            style.display = .block
-            style.fontSize = em * size
-            style.fontWeight = 700
-            margins(style.fontSize * margin, style.fontSize * margin)
-            style.breakAfter = .avoid
-            style.breakInside = .avoid
-            style.hyphens = .manual
-        case "ul", "ol", "menu":
-            style.display = .block
-            margins(em, em)
-            style.padding.left = .px(40)
-            style.listStyleType = name == "ol" ? .decimal : .disc
-        case "li":
-            style.display = .listItem
-        case "pre":
-            style.display = .block
-            style.whiteSpace = .pre
-            style.fontFamilies = ["monospace"]
-            margins(em, em)
-        case "code", "kbd", "samp", "tt":
-            style.fontFamilies = ["monospace"]
-        case "hr":
-            style.display = .block
-            margins(em / 2, em / 2)
-            style.borderWidth.top = 1
-            style.borderStyle.top = .solid
-        case "em", "i", "cite", "var", "dfn":
-            style.fontStyle = .italic
-        case "strong", "b", "th":
-            style.fontWeight = 700
-            if name == "th" { style.display = .tableCell }
-        case "u", "ins":
-            style.textDecoration.insert(.underline)
-        case "s", "strike", "del":
-            style.textDecoration.insert(.lineThrough)
-        case "sup":
-            style.verticalAlign = .super
-            style.fontSize = em * 0.83
-        case "sub":
-            style.verticalAlign = .sub
-            style.fontSize = em * 0.83
-        case "small":
-            style.fontSize = em * 0.83
-        case "big":
-            style.fontSize = em * 1.2
-        case "table":
-            style.display = .table
-        case "tr":
-            style.display = .tableRow
-        case "td":
-            style.display = .tableCell
-        case "thead", "tbody", "tfoot":
-            style.display = .tableRowGroup
-        case "caption":
-            style.display = .tableCaption
-        case "head", "script", "style", "title", "meta", "link", "noscript", "template", "rt", "rp":
-            style.display = .none
-        default:
-            break
-        }
-        if element.attribute("hidden") != nil { style.display = .none }
-        if name == "body" {
-            style.textAlign = environment.overrides.textAlign ?? .justify
-            style.hyphens = .auto
-        }
+        _ = styleCount
+        return result
     }
 }

@@ -1,0 +1,846 @@
+import QuireCore
+import QuireXML
+
+// The cascade: rules bucketed by their rightmost id/class/tag, matched right to left, sorted by
+// origin, importance, specificity and order, then computed against the parent. Elements with the
+// same parent style, the same matched rules and the same attributes share one computed style
+// through a cache, so a book's thousands of paragraphs cost one computation.
+//
+// Reader overrides (decided here, applied after the cascade so they always win):
+// - fontSizePt becomes the size of `medium` and scales the book's absolute font sizes (px, pt,
+//   keywords) by the same factor, so headings stay larger and the reader's size is the text size;
+// - lineHeight applies to every element as a number;
+// - textAlign replaces start/left/justify, leaving centred and right-aligned text alone;
+// - fontFamily goes first in every family list except monospace ones (code stays monospace).
+
+/// The computed record plus what layout never reads but children inherit or counters need.
+struct FullStyle: Hashable {
+    var style = ComputedStyle()
+    var variantNumeric: [FontFeature] = []
+    var variantLigatures: [FontFeature] = []
+    var variantPosition: [FontFeature] = []
+    var featureSettings: [FontFeature] = []
+    var quotes: [String]? = nil  // nil = auto
+    var emphasisStyle = "none"
+    var emphasisColor: Color? = nil
+    var custom: [String: [CV]] = [:]
+    // Not inherited.
+    var ownDecoration: TextDecoration = []
+    var content: SpecifiedValue? = nil
+    var counterReset: [CounterOp] = []
+    var counterIncrement: [CounterOp] = []
+    var counterSet: [CounterOp] = []
+
+    func inheritedForChild() -> FullStyle {
+        var child = FullStyle()
+        child.style = style.inheritedForChild()
+        child.variantNumeric = variantNumeric
+        child.variantLigatures = variantLigatures
+        child.variantPosition = variantPosition
+        child.featureSettings = featureSettings
+        child.quotes = quotes
+        child.emphasisStyle = emphasisStyle
+        child.emphasisColor = emphasisColor
+        child.custom = custom
+        return child
+    }
+}
+
+struct IndexedRule {
+    var selector: ComplexSelector
+    var block: Int32
+    var origin: Origin
+}
+
+/// What one element's cascade produced, shared by elements with the same key.
+struct CascadeResult {
+    var full: Int32
+    var before: Int32 = -1
+    var after: Int32 = -1
+    var marker: Int32 = -1
+    var firstLetter: Int32 = -1
+    var firstLine: Int32 = -1
+}
+
+struct CascadeKey: Hashable {
+    var parent: Int32
+    var rules: [Int32]
+    var styleAttribute: String?
+    var hints: [Decl]
+    var language: String?
+    var isRoot: Bool
+}
+
+final class Cascade {
+    let tree: XMLTree
+    let table: ElementTable
+    let environment: StyleEnvironment
+    let styleAttributes: Bool
+    var rules: [IndexedRule] = []
+    var blocks: [DeclarationBlock] = []
+    var byID: [String: [Int32]] = [:]
+    var byClass: [String: [Int32]] = [:]
+    var byTag: [String: [Int32]] = [:]
+    /// Rules whose rightmost compound has only attribute tests, by attribute name.
+    var byAttribute: [String: [Int32]] = [:]
+    var universal: [Int32] = []
+
+    var fullStyles: [FullStyle] = []
+    var fullIndex: [FullStyle: Int32] = [:]
+    var cache: [CascadeKey: CascadeResult] = [:]
+    var styleAttributeBlocks: [String: DeclarationBlock] = [:]
+    let fontScale: Double
+    var rootFontSize: Double
+    static let initialFull = FullStyle()
+
+    init(tree: XMLTree, sheets: [(StyleSheet, Origin)], environment: StyleEnvironment, styleAttributes: Bool) {
+        self.tree = tree
+        self.environment = environment
+        self.styleAttributes = styleAttributes
+        table = ElementTable(tree: tree, bookLanguage: environment.bookLanguage)
+        fontScale = environment.overrides.fontSizePt.map { max(1, $0) * 96 / 72 / 16 } ?? 1
+        rootFontSize = 16 * fontScale
+        // Global cascade order: origin, then specificity, then source order; rule ids follow it.
+        var all: [(UInt64, IndexedRule)] = []
+        var order: UInt64 = 0
+        for (sheet, origin) in sheets {
+            let blockBase = Int32(blocks.count)
+            blocks += sheet.blocks
+            for rule in sheet.rules {
+                let key = UInt64(origin.rawValue) << 60 | UInt64(rule.selector.specificity) << 30 | order
+                order += 1
+                all.append((key, IndexedRule(selector: rule.selector, block: blockBase + rule.block, origin: origin)))
+            }
+        }
+        all.sort { $0.0 < $1.0 }
+        rules = all.map(\.1)
+        for (index, rule) in rules.enumerated() {
+            let id = Int32(index)
+            let rightmost = rule.selector.compounds[0]
+            if let first = rightmost.ids.first {
+                byID[first, default: []].append(id)
+            } else if let first = rightmost.classes.first {
+                byClass[first, default: []].append(id)
+            } else if let tag = rightmost.tag {
+                byTag[tag, default: []].append(id)
+            } else if let attribute = rightmost.attributes.first {
+                byAttribute[attribute.name, default: []].append(id)
+            } else {
+                universal.append(id)
+            }
+        }
+    }
+
+    // MARK: Matching
+
+    private var candidateBuffer: [Int32] = []
+
+    /// Matched rule ids in cascade order (main element first, pseudo-element rules included).
+    func matchedRules(_ element: Int32) -> [Int32] {
+        let e = Int(element)
+        var candidates = candidateBuffer
+        candidates.removeAll(keepingCapacity: true)
+        if let id = table.id[e], let list = byID[id] { candidates += list }
+        for name in table.classes[e] { if let list = byClass[name] { candidates += list } }
+        if let list = byTag[table.isHTML[e] ? table.localName[e] : table.localName[e].lowercased()] { candidates += list }
+        if !byAttribute.isEmpty, let element = tree.element(NodeID(element)) {
+            var seen: [String] = []
+            for attribute in element.attributes {
+                var name = SelectorMatcher.lowerASCII(attribute.name.local)
+                if let colon = name.lastIndex(of: ":") { name = String(name[name.index(after: colon)...]) }
+                if seen.contains(name) { continue }
+                seen.append(name)
+                if let list = byAttribute[name] { candidates += list }
+            }
+        }
+        candidates += universal
+        let matcher = SelectorMatcher(table: table)
+        var matched: [Int32] = []
+        for id in candidates where matcher.matches(rules[Int(id)].selector, element) { matched.append(id) }
+        candidateBuffer = candidates
+        if matched.count > 1 {
+            matched.sort()
+            // An element with two classes can reach one rule twice.
+            var unique: [Int32] = []
+            unique.reserveCapacity(matched.count)
+            for id in matched where unique.last != id { unique.append(id) }
+            matched = unique
+        }
+        return matched
+    }
+
+    // MARK: Presentational hints
+
+    func hints(_ element: XMLElement, isHTML: Bool, localName: String) -> [Decl] {
+        guard isHTML else { return [] }
+        var result: [Decl] = []
+        func add(_ property: PropertyID, _ value: SpecifiedValue) {
+            result.append(Decl(property: property, value: .value(value), important: false))
+        }
+        for attribute in element.attributes where attribute.name.namespace.isEmpty {
+            let value = attribute.value.trimmingWhitespace().lowercased()
+            switch attribute.name.local.lowercased() {
+            case "dir":
+                if value == "ltr" || value == "rtl" {
+                    add(.direction, .keyword(value))
+                    add(.unicodeBidi, .keyword("isolate"))
+                }
+            case "align":
+                guard ["p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "tr", "caption", "center", "section"].contains(localName)
+                else { continue }
+                switch value {
+                case "left", "right", "center", "justify": add(.textAlign, .keyword(value))
+                case "middle": add(.textAlign, .keyword("center"))
+                default: break
+                }
+            case "width", "height":
+                guard ["img", "svg", "video", "canvas", "iframe", "object", "embed", "table", "td", "th", "col"].contains(localName)
+                else { continue }
+                let property: PropertyID = attribute.name.local.lowercased() == "width" ? .width : .height
+                if value.hasSuffix("%"), let n = Double(value.dropLast()), n >= 0 {
+                    add(property, .length(.dimension(n, .percent)))
+                } else if let n = Double(value.hasSuffix("px") ? String(value.dropLast(2)) : value), n >= 0 {
+                    add(property, .length(.dimension(n, .px)))
+                }
+            case "type":
+                guard localName == "ol" || localName == "li" || localName == "ul" else { continue }
+                switch attribute.value.trimmingWhitespace() {
+                case "1": add(.listStyleType, .listStyle(.decimal))
+                case "a": add(.listStyleType, .listStyle(.lowerAlpha))
+                case "A": add(.listStyleType, .listStyle(.upperAlpha))
+                case "i": add(.listStyleType, .listStyle(.lowerRoman))
+                case "I": add(.listStyleType, .listStyle(.upperRoman))
+                case "disc", "circle", "square":
+                    if let t = Properties.listStyleType(.token(.ident(value))) { add(.listStyleType, .listStyle(t)) }
+                default: break
+                }
+            case "valign":
+                if ["top", "middle", "bottom", "baseline"].contains(value) { add(.verticalAlign, .keyword(value)) }
+            case "color":
+                if localName == "font", let c = ColorParser.parse(.token(.hash(String(value.drop { $0 == "#" }), isID: false))) ?? ColorParser.parse(.token(.ident(value))) {
+                    add(.color, .color(c))
+                }
+            case "face":
+                if localName == "font", let families = Properties.families(ComponentParser.parse(attribute.value).0.significant) {
+                    add(.fontFamily, .families(families))
+                }
+            case "nowrap":
+                if localName == "td" || localName == "th" { add(.whiteSpace, .keyword("nowrap")) }
+            default: break
+            }
+        }
+        return result
+    }
+
+    // MARK: Cascade and computation
+
+    /// Applies matched declarations in cascade order into `winners` (one slot per longhand).
+    private func cascade(
+        rules matched: [Int32], pseudo: PseudoElement?, hints: [Decl], styleBlock: DeclarationBlock?,
+        winners: inout [DeclValue?], custom: inout [String: [CV]]
+    ) -> Bool {
+        var any = false
+        func applyBlock(_ block: DeclarationBlock, important: Bool) {
+            for decl in block.declarations where decl.important == important {
+                winners[decl.property.rawValue] = decl.value
+                any = true
+            }
+            for decl in block.custom where decl.important == important {
+                custom[decl.name] = decl.value
+                any = true
+            }
+        }
+        let relevant = matched.filter { rules[Int($0)].selector.pseudoElement == pseudo }
+        // Normal declarations: UA, user, hints, author, style attribute.
+        var hintsDone = false
+        for id in relevant {
+            let rule = rules[Int(id)]
+            if rule.origin == .author && !hintsDone {
+                for decl in hints { winners[decl.property.rawValue] = decl.value }
+                hintsDone = true
+            }
+            let block = blocks[Int(rule.block)]
+            if block.hasNormal { applyBlock(block, important: false) }
+        }
+        if !hintsDone { for decl in hints { winners[decl.property.rawValue] = decl.value } }
+        if let styleBlock, styleBlock.hasNormal { applyBlock(styleBlock, important: false) }
+        // Important declarations: author (style attribute last), then user, then UA.
+        for origin in [Origin.author, .user, .userAgent] {
+            for id in relevant where rules[Int(id)].origin == origin {
+                let block = blocks[Int(rules[Int(id)].block)]
+                if block.hasImportant { applyBlock(block, important: true) }
+            }
+            if origin == .author, let styleBlock, styleBlock.hasImportant { applyBlock(styleBlock, important: true) }
+        }
+        return any || !relevant.isEmpty
+    }
+
+    func intern(_ full: FullStyle) -> Int32 {
+        if let index = fullIndex[full] { return index }
+        let index = Int32(fullStyles.count)
+        fullStyles.append(full)
+        fullIndex[full] = index
+        return index
+    }
+
+    /// Computes one element (or pseudo-element) from its cascaded values and its parent.
+    func compute(
+        winners: [DeclValue?], custom declared: [String: [CV]], parent: FullStyle, isRoot: Bool, language: String?,
+        pseudo: PseudoElement?
+    ) -> FullStyle {
+        var full = parent.inheritedForChild()
+        if let language { full.style.language = language }
+        if !declared.isEmpty { resolveCustom(declared, into: &full) }
+        var values = winners
+        // var() substitution happens now that custom properties are known.
+        for index in values.indices {
+            guard case .pending(let source, let raw)? = values[index] else { continue }
+            values[index] = nil
+            guard let substituted = VarSubstitution.substitute(raw, full.custom),
+                let pairs = Properties.parse(source, substituted.significant)
+            else { continue }  // invalid at computed-value time: behaves as unset
+            for (id, value) in pairs where id.rawValue == index { values[index] = .value(value) }
+        }
+        let parentStyle = parent.style
+        var context = LengthContext(
+            fontSize: parentStyle.fontSize, rootFontSize: isRoot ? 16 * fontScale : rootFontSize,
+            viewportWidth: environment.viewportWidth, viewportHeight: environment.viewportHeight)
+        if isRoot && pseudo == nil { full.style.fontSize = 16 * fontScale }
+        if let v = values[PropertyID.fontSize.rawValue] { apply(.fontSize, v, &full, parent, &context) }
+        context.fontSize = full.style.fontSize
+        if let v = values[PropertyID.color.rawValue] { apply(.color, v, &full, parent, &context) }
+        for (index, value) in values.enumerated() {
+            guard let value, index != PropertyID.fontSize.rawValue, index != PropertyID.color.rawValue else { continue }
+            apply(PropertyID(rawValue: index)!, value, &full, parent, &context)
+        }
+        fixUp(&full, parent: parent, isRoot: isRoot, pseudo: pseudo)
+        return full
+    }
+
+    private func resolveCustom(_ declared: [String: [CV]], into full: inout FullStyle) {
+        var resolved = full.custom
+        var state: [String: Bool] = [:]  // false = in progress, true = done
+        func resolve(_ name: String) -> [CV]? {
+            if state[name] == true { return resolved[name] }
+            if state[name] == false { return nil }  // a cycle
+            guard let raw = declared[name] else { return resolved[name] }
+            state[name] = false
+            var value: [CV]? = raw
+            if raw.containsVar {
+                value = VarSubstitution.substitute(raw, lookup: { resolve($0) })
+            }
+            state[name] = true
+            if let value, !(value.count == 1 && value[0].lowerIdent.map { ["initial", "unset", "revert"].contains($0) } == true) {
+                if value.count == 1, value[0].lowerIdent == "inherit" {
+                    // keep the parent's
+                } else {
+                    resolved[name] = value
+                }
+            } else {
+                resolved[name] = nil
+            }
+            return resolved[name]
+        }
+        for name in declared.keys { _ = resolve(name) }
+        full.custom = resolved
+    }
+
+    private func copy(_ id: PropertyID, from source: FullStyle, to full: inout FullStyle) {
+        let s = source.style
+        switch id {
+        case .display: full.style.display = s.display
+        case .marginTop: full.style.margin.top = s.margin.top
+        case .marginRight: full.style.margin.right = s.margin.right
+        case .marginBottom: full.style.margin.bottom = s.margin.bottom
+        case .marginLeft: full.style.margin.left = s.margin.left
+        case .paddingTop: full.style.padding.top = s.padding.top
+        case .paddingRight: full.style.padding.right = s.padding.right
+        case .paddingBottom: full.style.padding.bottom = s.padding.bottom
+        case .paddingLeft: full.style.padding.left = s.padding.left
+        case .borderTopWidth: full.style.borderWidth.top = s.borderWidth.top
+        case .borderRightWidth: full.style.borderWidth.right = s.borderWidth.right
+        case .borderBottomWidth: full.style.borderWidth.bottom = s.borderWidth.bottom
+        case .borderLeftWidth: full.style.borderWidth.left = s.borderWidth.left
+        case .borderTopStyle: full.style.borderStyle.top = s.borderStyle.top
+        case .borderRightStyle: full.style.borderStyle.right = s.borderStyle.right
+        case .borderBottomStyle: full.style.borderStyle.bottom = s.borderStyle.bottom
+        case .borderLeftStyle: full.style.borderStyle.left = s.borderStyle.left
+        case .borderTopColor: full.style.borderColor.top = s.borderColor.top
+        case .borderRightColor: full.style.borderColor.right = s.borderColor.right
+        case .borderBottomColor: full.style.borderColor.bottom = s.borderColor.bottom
+        case .borderLeftColor: full.style.borderColor.left = s.borderColor.left
+        case .width: full.style.width = s.width
+        case .height: full.style.height = s.height
+        case .minWidth: full.style.minWidth = s.minWidth
+        case .minHeight: full.style.minHeight = s.minHeight
+        case .maxWidth: full.style.maxWidth = s.maxWidth
+        case .maxHeight: full.style.maxHeight = s.maxHeight
+        case .float: full.style.float = s.float
+        case .clear: full.style.clear = s.clear
+        case .position: full.style.position = s.position
+        case .top: full.style.offsets.top = s.offsets.top
+        case .right: full.style.offsets.right = s.offsets.right
+        case .bottom: full.style.offsets.bottom = s.offsets.bottom
+        case .left: full.style.offsets.left = s.offsets.left
+        case .backgroundColor: full.style.backgroundColor = s.backgroundColor
+        case .breakBefore: full.style.breakBefore = s.breakBefore
+        case .breakAfter: full.style.breakAfter = s.breakAfter
+        case .breakInside: full.style.breakInside = s.breakInside
+        case .verticalAlign: full.style.verticalAlign = s.verticalAlign
+        case .textDecorationLine: full.ownDecoration = source.ownDecoration
+        case .unicodeBidi: full.style.unicodeBidi = s.unicodeBidi
+        case .objectFit: full.style.objectFit = s.objectFit
+        case .overflow: full.style.overflowHidden = s.overflowHidden
+        case .boxSizing: full.style.boxSizing = s.boxSizing
+        case .content: full.content = source.content
+        case .counterReset: full.counterReset = source.counterReset
+        case .counterIncrement: full.counterIncrement = source.counterIncrement
+        case .counterSet: full.counterSet = source.counterSet
+        case .fontFamily: full.style.fontFamilies = s.fontFamilies
+        case .fontSize: full.style.fontSize = s.fontSize
+        case .fontWeight: full.style.fontWeight = s.fontWeight
+        case .fontStyle: full.style.fontStyle = s.fontStyle
+        case .fontVariantCaps: full.style.fontVariantCaps = s.fontVariantCaps
+        case .fontVariantNumeric: full.variantNumeric = source.variantNumeric
+        case .fontVariantLigatures: full.variantLigatures = source.variantLigatures
+        case .fontVariantPosition: full.variantPosition = source.variantPosition
+        case .fontFeatureSettings: full.featureSettings = source.featureSettings
+        case .lineHeight: full.style.lineHeight = s.lineHeight
+        case .color: full.style.color = s.color
+        case .textAlign: full.style.textAlign = s.textAlign
+        case .textAlignLast: full.style.textAlignLast = s.textAlignLast
+        case .textIndent: full.style.textIndent = s.textIndent
+        case .textTransform: full.style.textTransform = s.textTransform
+        case .letterSpacing: full.style.letterSpacing = s.letterSpacing
+        case .wordSpacing: full.style.wordSpacing = s.wordSpacing
+        case .whiteSpace: full.style.whiteSpace = s.whiteSpace
+        case .hyphens: full.style.hyphens = s.hyphens
+        case .direction: full.style.direction = s.direction
+        case .writingMode: full.style.writingMode = s.writingMode
+        case .listStyleType: full.style.listStyleType = s.listStyleType
+        case .listStylePosition: full.style.listStylePosition = s.listStylePosition
+        case .widows: full.style.widows = s.widows
+        case .orphans: full.style.orphans = s.orphans
+        case .visibility: full.style.visibility = s.visibility
+        case .quotes: full.quotes = source.quotes
+        case .wordBreak: full.style.wordBreak = s.wordBreak
+        case .overflowWrap: full.style.overflowWrap = s.overflowWrap
+        case .lineBreak: full.style.lineBreak = s.lineBreak
+        case .textOrientation: full.style.textOrientation = s.textOrientation
+        case .textCombineUpright: full.style.textCombineUpright = s.textCombineUpright
+        case .textEmphasisStyle: full.emphasisStyle = source.emphasisStyle
+        case .textEmphasisColor: full.emphasisColor = source.emphasisColor
+        }
+    }
+
+    private func apply(_ id: PropertyID, _ value: DeclValue, _ full: inout FullStyle, _ parent: FullStyle, _ context: inout LengthContext) {
+        switch value {
+        case .pending: return
+        case .wide(let wide):
+            switch wide {
+            case .inherit: copy(id, from: parent, to: &full)
+            case .initial: copy(id, from: Cascade.initialFull, to: &full)
+            case .unset: if !id.inherited { copy(id, from: Cascade.initialFull, to: &full) }
+            }
+            if id == .fontSize && wide == .initial { full.style.fontSize = 16 * fontScale }
+            return
+        case .value(let v):
+            set(id, v, &full, parent, context)
+        }
+    }
+
+    private func lengthValue(_ v: SpecifiedValue, _ context: LengthContext) -> Length? {
+        if case .length(let l) = v { return l.resolve(context) }
+        return nil
+    }
+
+    private func lengthOrAuto(_ v: SpecifiedValue, _ context: LengthContext) -> LengthOrAuto {
+        if case .length(let l) = v { return .length(l.resolve(context)) }
+        return .auto
+    }
+
+    private func px(_ v: SpecifiedValue, _ context: LengthContext) -> Double {
+        if case .length(let l) = v { return l.resolvePx(context, percentBase: 0) }
+        return 0
+    }
+
+    private func keyword(_ v: SpecifiedValue) -> String {
+        if case .keyword(let k) = v { return k }
+        return ""
+    }
+
+    private func color(_ v: SpecifiedValue, current: Color) -> Color? {
+        if case .color(let c) = v { return c ?? current }
+        return nil
+    }
+
+    private func set(_ id: PropertyID, _ v: SpecifiedValue, _ full: inout FullStyle, _ parent: FullStyle, _ context: LengthContext) {
+        switch id {
+        case .display:
+            let word = keyword(v)
+            switch word {
+            case "flow-root", "run-in", "flow": full.style.display = .block
+            case "ruby", "ruby-base", "ruby-text", "ruby-base-container", "ruby-text-container", "inline-list-item", "math":
+                full.style.display = .inline
+            case "-webkit-box", "-webkit-flex", "-ms-flexbox": full.style.display = .flex
+            case "-webkit-inline-box": full.style.display = .inlineFlex
+            default: full.style.display = Display(rawValue: word) ?? .inline
+            }
+        case .marginTop: full.style.margin.top = lengthOrAuto(v, context)
+        case .marginRight: full.style.margin.right = lengthOrAuto(v, context)
+        case .marginBottom: full.style.margin.bottom = lengthOrAuto(v, context)
+        case .marginLeft: full.style.margin.left = lengthOrAuto(v, context)
+        case .paddingTop: full.style.padding.top = lengthValue(v, context) ?? .zero
+        case .paddingRight: full.style.padding.right = lengthValue(v, context) ?? .zero
+        case .paddingBottom: full.style.padding.bottom = lengthValue(v, context) ?? .zero
+        case .paddingLeft: full.style.padding.left = lengthValue(v, context) ?? .zero
+        case .borderTopWidth: full.style.borderWidth.top = px(v, context)
+        case .borderRightWidth: full.style.borderWidth.right = px(v, context)
+        case .borderBottomWidth: full.style.borderWidth.bottom = px(v, context)
+        case .borderLeftWidth: full.style.borderWidth.left = px(v, context)
+        case .borderTopStyle: full.style.borderStyle.top = BorderStyle(rawValue: keyword(v)) ?? .none
+        case .borderRightStyle: full.style.borderStyle.right = BorderStyle(rawValue: keyword(v)) ?? .none
+        case .borderBottomStyle: full.style.borderStyle.bottom = BorderStyle(rawValue: keyword(v)) ?? .none
+        case .borderLeftStyle: full.style.borderStyle.left = BorderStyle(rawValue: keyword(v)) ?? .none
+        case .borderTopColor: if case .color(let c) = v { full.style.borderColor.top = c }
+        case .borderRightColor: if case .color(let c) = v { full.style.borderColor.right = c }
+        case .borderBottomColor: if case .color(let c) = v { full.style.borderColor.bottom = c }
+        case .borderLeftColor: if case .color(let c) = v { full.style.borderColor.left = c }
+        case .width: full.style.width = lengthOrAuto(v, context)
+        case .height: full.style.height = lengthOrAuto(v, context)
+        case .minWidth: full.style.minWidth = lengthValue(v, context) ?? .zero
+        case .minHeight: full.style.minHeight = lengthValue(v, context) ?? .zero
+        case .maxWidth: full.style.maxWidth = lengthValue(v, context)
+        case .maxHeight: full.style.maxHeight = lengthValue(v, context)
+        case .float: full.style.float = FloatMode(rawValue: keyword(v)) ?? .none
+        case .clear: full.style.clear = Clear(rawValue: keyword(v)) ?? .none
+        case .position: full.style.position = Position(rawValue: keyword(v)) ?? .static
+        case .top: full.style.offsets.top = lengthOrAuto(v, context)
+        case .right: full.style.offsets.right = lengthOrAuto(v, context)
+        case .bottom: full.style.offsets.bottom = lengthOrAuto(v, context)
+        case .left: full.style.offsets.left = lengthOrAuto(v, context)
+        case .backgroundColor: full.style.backgroundColor = color(v, current: full.style.color) ?? .transparent
+        case .breakBefore: full.style.breakBefore = BreakBetween(rawValue: keyword(v)) ?? .auto
+        case .breakAfter: full.style.breakAfter = BreakBetween(rawValue: keyword(v)) ?? .auto
+        case .breakInside: full.style.breakInside = BreakInside(rawValue: keyword(v)) ?? .auto
+        case .verticalAlign:
+            switch v {
+            case .keyword(let word):
+                switch word {
+                case "sub": full.style.verticalAlign = .sub
+                case "super": full.style.verticalAlign = .super
+                case "top": full.style.verticalAlign = .top
+                case "text-top": full.style.verticalAlign = .textTop
+                case "middle": full.style.verticalAlign = .middle
+                case "bottom": full.style.verticalAlign = .bottom
+                case "text-bottom": full.style.verticalAlign = .textBottom
+                default: full.style.verticalAlign = .baseline
+                }
+            case .length(let l): full.style.verticalAlign = .length(l.resolve(context))
+            default: break
+            }
+        case .textDecorationLine:
+            if case .decoration(let bits) = v { full.ownDecoration = TextDecoration(rawValue: bits) }
+        case .unicodeBidi: full.style.unicodeBidi = UnicodeBidi(rawValue: keyword(v)) ?? .normal
+        case .objectFit: full.style.objectFit = ObjectFit(rawValue: keyword(v)) ?? .fill
+        case .overflow: full.style.overflowHidden = ["hidden", "clip", "scroll", "auto"].contains(keyword(v))
+        case .boxSizing: full.style.boxSizing = keyword(v) == "border-box" ? .borderBox : .contentBox
+        case .content: full.content = v
+        case .counterReset: if case .counters(let ops) = v { full.counterReset = ops }
+        case .counterIncrement: if case .counters(let ops) = v { full.counterIncrement = ops }
+        case .counterSet: if case .counters(let ops) = v { full.counterSet = ops }
+        case .fontFamily: if case .families(let f) = v { full.style.fontFamilies = f }
+        case .fontSize:
+            let parentSize = parent.style.fontSize
+            switch v {
+            case .keyword(let word):
+                if word == "smaller" {
+                    full.style.fontSize = parentSize / 1.2
+                } else if word == "larger" {
+                    full.style.fontSize = parentSize * 1.2
+                } else {
+                    full.style.fontSize = (Properties.fontSizeKeywords[word] ?? 16) * fontScale
+                }
+            case .length(let l):
+                var ctx = context
+                ctx.fontSize = parentSize
+                if case .dimension(let n, let unit) = l, unit.isAbsolute {
+                    full.style.fontSize = SpecifiedLength.px(n, unit, ctx) * fontScale
+                } else {
+                    full.style.fontSize = l.resolvePx(ctx, percentBase: parentSize)
+                }
+            default: break
+            }
+            full.style.fontSize = min(max(full.style.fontSize, 0), 10_000)
+        case .fontWeight:
+            let p = parent.style.fontWeight
+            switch v {
+            case .integer(let n): full.style.fontWeight = n
+            case .keyword("bold"): full.style.fontWeight = 700
+            case .keyword("normal"): full.style.fontWeight = 400
+            case .keyword("bolder"): full.style.fontWeight = p < 350 ? 400 : p < 550 ? 700 : 900
+            case .keyword("lighter"): full.style.fontWeight = p < 550 ? 100 : p < 750 ? 400 : 700
+            default: break
+            }
+        case .fontStyle: full.style.fontStyle = FontStyle(rawValue: keyword(v)) ?? .normal
+        case .fontVariantCaps: full.style.fontVariantCaps = FontVariantCaps(rawValue: keyword(v)) ?? .normal
+        case .fontVariantNumeric: if case .features(let f) = v { full.variantNumeric = f }
+        case .fontVariantLigatures: if case .features(let f) = v { full.variantLigatures = f }
+        case .fontVariantPosition: if case .features(let f) = v { full.variantPosition = f }
+        case .fontFeatureSettings: if case .features(let f) = v { full.featureSettings = f }
+        case .lineHeight:
+            switch v {
+            case .number(let n): full.style.lineHeight = .number(n)
+            case .length(let l): full.style.lineHeight = .px(l.resolvePx(context, percentBase: full.style.fontSize))
+            default: full.style.lineHeight = .normal
+            }
+        case .color:
+            if case .color(let c) = v { full.style.color = c ?? parent.style.color }
+        case .textAlign: full.style.textAlign = TextAlign(rawValue: keyword(v)) ?? .start
+        case .textAlignLast: full.style.textAlignLast = TextAlignLast(rawValue: keyword(v)) ?? .auto
+        case .textIndent: full.style.textIndent = lengthValue(v, context) ?? .zero
+        case .textTransform: full.style.textTransform = TextTransform(rawValue: keyword(v)) ?? .none
+        case .letterSpacing: full.style.letterSpacing = px(v, context)
+        case .wordSpacing:
+            if case .length(let l) = v { full.style.wordSpacing = l.resolvePx(context, percentBase: full.style.fontSize * 0.25) }
+        case .whiteSpace: full.style.whiteSpace = WhiteSpace(rawValue: keyword(v)) ?? .normal
+        case .hyphens: full.style.hyphens = Hyphens(rawValue: keyword(v)) ?? .manual
+        case .direction: full.style.direction = Direction(rawValue: keyword(v)) ?? .ltr
+        case .writingMode: full.style.writingMode = WritingMode(rawValue: keyword(v)) ?? .horizontalTB
+        case .listStyleType: if case .listStyle(let t) = v { full.style.listStyleType = t }
+        case .listStylePosition: full.style.listStylePosition = ListStylePosition(rawValue: keyword(v)) ?? .outside
+        case .widows: if case .integer(let n) = v { full.style.widows = n }
+        case .orphans: if case .integer(let n) = v { full.style.orphans = n }
+        case .visibility: full.style.visibility = Visibility(rawValue: keyword(v)) ?? .visible
+        case .wordBreak: full.style.wordBreak = WordBreak(rawValue: keyword(v)) ?? .normal
+        case .overflowWrap: full.style.overflowWrap = OverflowWrap(rawValue: keyword(v)) ?? .normal
+        case .lineBreak: full.style.lineBreak = LineBreak(rawValue: keyword(v)) ?? .auto
+        case .textOrientation: full.style.textOrientation = TextOrientation(rawValue: keyword(v)) ?? .mixed
+        case .textCombineUpright: full.style.textCombineUpright = keyword(v) == "all" ? .all : .none
+        case .textEmphasisStyle: full.emphasisStyle = keyword(v)
+        case .textEmphasisColor: if case .color(let c) = v { full.emphasisColor = c }
+        case .quotes:
+            switch v {
+            case .quotes(let q): full.quotes = q
+            case .keyword("none"): full.quotes = []
+            default: full.quotes = nil
+            }
+        }
+    }
+
+    private func fixUp(_ full: inout FullStyle, parent: FullStyle, isRoot: Bool, pseudo: PseudoElement?) {
+        var s = full.style
+        if s.borderStyle.top == .none || s.borderStyle.top == .hidden { s.borderWidth.top = 0 }
+        if s.borderStyle.right == .none || s.borderStyle.right == .hidden { s.borderWidth.right = 0 }
+        if s.borderStyle.bottom == .none || s.borderStyle.bottom == .hidden { s.borderWidth.bottom = 0 }
+        if s.borderStyle.left == .none || s.borderStyle.left == .hidden { s.borderWidth.left = 0 }
+        if s.position == .absolute || s.position == .fixed { s.float = .none }
+        if isRoot || s.float != .none || s.position == .absolute || s.position == .fixed {
+            switch s.display {
+            case .inline, .inlineBlock: s.display = .block
+            case .inlineTable: s.display = .table
+            case .inlineFlex: s.display = .flex
+            case .inlineGrid: s.display = .grid
+            case .contents where isRoot: s.display = .block
+            default: break
+            }
+        }
+        // Decorations propagate to descendants (they cannot be removed by them); atomic boxes stop it.
+        let atomic = s.display == .inlineBlock || s.display == .inlineTable || s.float != .none
+            || s.position == .absolute || s.position == .fixed
+        s.textDecoration = atomic ? full.ownDecoration : parent.style.textDecoration.union(full.ownDecoration)
+        var features = full.variantNumeric + full.variantLigatures + full.variantPosition
+        for setting in full.featureSettings {
+            features.removeAll { $0.tag == setting.tag }
+            features.append(setting)
+        }
+        s.fontFeatures = features
+        s.textEmphasis = Cascade.emphasis(full.emphasisStyle, color: full.emphasisColor, vertical: s.writingMode != .horizontalTB)
+        let overrides = environment.overrides
+        if let family = overrides.fontFamily, !s.fontFamilies.contains("monospace"), s.fontFamilies.first != family {
+            s.fontFamilies = [family] + s.fontFamilies.filter { $0 != family }
+        }
+        if let lineHeight = overrides.lineHeight { s.lineHeight = .number(lineHeight) }
+        if let align = overrides.textAlign, [.start, .left, .justify].contains(s.textAlign) { s.textAlign = align }
+        full.style = s
+    }
+
+    static func emphasis(_ style: String, color: Color?, vertical: Bool) -> TextEmphasis? {
+        if style == "none" { return nil }
+        if style.hasPrefix("'") { return TextEmphasis(mark: String(style.dropFirst()), color: color) }
+        let parts = style.split(separator: " ")
+        let open = parts.first == "open"
+        let shape = parts.count > 1 ? String(parts[1]) : (vertical ? "sesame" : "circle")
+        let marks: [String: (String, String)] = [
+            "dot": ("•", "◦"), "circle": ("●", "○"), "double-circle": ("◉", "◎"), "triangle": ("▲", "△"), "sesame": ("﹅", "﹆"),
+        ]
+        guard let pair = marks[shape] else { return nil }
+        return TextEmphasis(mark: open ? pair.1 : pair.0, color: color)
+    }
+
+    // MARK: The document walk
+
+    func run(fontFaces: [FontFaceRule], warnings: [Warning], pageRule: PageRule?) -> DocumentStyles {
+        let n = tree.nodeCount
+        var nodeFull = [Int32](repeating: -1, count: n)
+        var extras: [Int32: PseudoStyles] = [:]
+        var generated = GeneratedContentState(table: table)
+        var winners = [DeclValue?](repeating: nil, count: PropertyID.allCases.count)
+        let rootFull = intern(FullStyle())
+        _ = rootFull
+        for index in 0..<n {
+            let node = NodeID(Int32(index))
+            guard let element = tree.element(node) else {
+                // Text nodes carry their parent's style.
+                if let parent = tree.parent(of: node) { nodeFull[index] = nodeFull[Int(parent.index)] }
+                continue
+            }
+            let e = Int32(index)
+            let parentIndex = table.parent[index]
+            let isRoot = parentIndex < 0
+            let parentFullIndex = isRoot ? Int32(-1) : nodeFull[Int(parentIndex)]
+            let matched = matchedRules(e)
+            let styleText = styleAttributes ? element.attribute("style") : nil
+            let hintList = hints(element, isHTML: table.isHTML[index], localName: table.localName[index])
+            let language = element.attribute("lang", namespace: Namespace.xml) ?? element.attribute("lang")
+            let key = CascadeKey(
+                parent: parentFullIndex, rules: matched, styleAttribute: styleText, hints: hintList,
+                language: language, isRoot: isRoot)
+            let result: CascadeResult
+            if let cached = cache[key] {
+                result = cached
+            } else {
+                let parent = parentFullIndex >= 0 ? fullStyles[Int(parentFullIndex)] : FullStyle()
+                var styleBlock: DeclarationBlock? = nil
+                if let styleText {
+                    if let block = styleAttributeBlocks[styleText] {
+                        styleBlock = block
+                    } else {
+                        var noCounts: DeclarationCounts? = nil
+                        let block = SheetCompiler.declarationBlock(ComponentParser.parse(styleText).0, counts: &noCounts)
+                        styleAttributeBlocks[styleText] = block
+                        styleBlock = block
+                    }
+                }
+                for k in winners.indices { winners[k] = nil }
+                var custom: [String: [CV]] = [:]
+                _ = cascade(rules: matched, pseudo: nil, hints: hintList, styleBlock: styleBlock, winners: &winners, custom: &custom)
+                let full = compute(winners: winners, custom: custom, parent: parent, isRoot: isRoot, language: language, pseudo: nil)
+                if isRoot { rootFontSize = full.style.fontSize }
+                var r = CascadeResult(full: intern(full))
+                let hasPseudo = matched.contains { rules[Int($0)].selector.pseudoElement != nil }
+                if hasPseudo || full.style.display == .listItem {
+                    for kind in [PseudoElement.before, .after, .marker, .firstLetter, .firstLine] {
+                        for k in winners.indices { winners[k] = nil }
+                        var pseudoCustom: [String: [CV]] = [:]
+                        let any = cascade(rules: matched, pseudo: kind, hints: [], styleBlock: nil, winners: &winners, custom: &pseudoCustom)
+                        guard any || (kind == .marker && full.style.display == .listItem) else { continue }
+                        let pseudoFull = compute(winners: winners, custom: pseudoCustom, parent: full, isRoot: false, language: nil, pseudo: kind)
+                        let index = intern(pseudoFull)
+                        switch kind {
+                        case .before: r.before = index
+                        case .after: r.after = index
+                        case .marker: r.marker = index
+                        case .firstLetter: r.firstLetter = index
+                        case .firstLine: r.firstLine = index
+                        case .other: break
+                        }
+                    }
+                }
+                cache[key] = r
+                result = r
+            }
+            nodeFull[index] = result.full
+            let full = fullStyles[Int(result.full)]
+            // Counters and generated content, in document order.
+            generated.closeUntil(parent: parentIndex, fullStyles: fullStyles, extras: &extras)
+            var extra = PseudoStyles()
+            generated.open(element: e, full: full, result: result, fullStyles: fullStyles, extra: &extra)
+            if result.firstLetter >= 0 { extra.firstLetter = fullStyles[Int(result.firstLetter)].style }
+            if result.firstLine >= 0 { extra.firstLine = fullStyles[Int(result.firstLine)].style }
+            if extra.before != nil || extra.marker != nil || extra.firstLetter != nil || extra.firstLine != nil {
+                extras[e] = extra
+            }
+        }
+        generated.closeUntil(parent: -1, fullStyles: fullStyles, extras: &extras)
+        // Distinct public styles, shared by every node that has them.
+        var computed: [ComputedStyle] = []
+        var computedIndex: [ComputedStyle: Int32] = [:]
+        var fullToComputed = [Int32](repeating: -1, count: fullStyles.count)
+        var nodeStyle = [Int32](repeating: -1, count: n)
+        for index in 0..<n where nodeFull[index] >= 0 {
+            let f = Int(nodeFull[index])
+            if fullToComputed[f] < 0 {
+                let style = fullStyles[f].style
+                if let existing = computedIndex[style] {
+                    fullToComputed[f] = existing
+                } else {
+                    fullToComputed[f] = Int32(computed.count)
+                    computedIndex[style] = Int32(computed.count)
+                    computed.append(style)
+                }
+            }
+            nodeStyle[index] = fullToComputed[f]
+        }
+        return DocumentStyles(
+            computed: computed, nodeStyle: nodeStyle, extras: extras, fontFaces: fontFaces, warnings: warnings,
+            pageRule: pageRule)
+    }
+}
+
+enum VarSubstitution {
+    /// Substituted values grow no larger than this (guards `--a: var(--b) var(--b)` chains).
+    static let maxSubstitutedValues = 10_000
+
+    static func substitute(_ values: [CV], _ custom: [String: [CV]]) -> [CV]? {
+        substitute(values, lookup: { custom[$0] })
+    }
+
+    static func substitute(_ values: [CV], lookup: (String) -> [CV]?) -> [CV]? {
+        var budget = maxSubstitutedValues
+        return substitute(values, lookup: lookup, budget: &budget, depth: 0)
+    }
+
+    private static func substitute(_ values: [CV], lookup: (String) -> [CV]?, budget: inout Int, depth: Int) -> [CV]? {
+        guard depth < 32 else { return nil }
+        var result: [CV] = []
+        for v in values {
+            budget -= 1
+            guard budget > 0 else { return nil }
+            switch v {
+            case .function(let name, let args) where name.lowercased() == "var":
+                let parts = args.splitCommas()
+                guard let nameValue = parts.first?.significant.first?.ident, nameValue.hasPrefix("--") else { return nil }
+                if let value = lookup(nameValue), !value.isEmpty {
+                    budget -= value.count
+                    guard budget > 0 else { return nil }
+                    result += value
+                } else if parts.count > 1 {
+                    // The fallback is everything after the first comma.
+                    var fallback: [CV] = []
+                    var seenComma = false
+                    for a in args {
+                        if !seenComma {
+                            if case .token(.comma) = a { seenComma = true }
+                            continue
+                        }
+                        fallback.append(a)
+                    }
+                    guard let substituted = substitute(fallback, lookup: lookup, budget: &budget, depth: depth + 1) else { return nil }
+                    result += substituted
+                } else {
+                    return nil
+                }
+            case .function(let name, let args):
+                guard let inner = substitute(args, lookup: lookup, budget: &budget, depth: depth + 1) else { return nil }
+                result.append(.function(name, inner))
+            case .block(let open, let contents):
+                guard let inner = substitute(contents, lookup: lookup, budget: &budget, depth: depth + 1) else { return nil }
+                result.append(.block(open, inner))
+            default:
+                result.append(v)
+            }
+        }
+        return result
+    }
+}

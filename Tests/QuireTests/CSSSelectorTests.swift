@@ -1,0 +1,144 @@
+import XCTest
+
+@testable import QuireStyle
+
+final class CSSSelectorTests: XCTestCase {
+    let red = Color(red: 255, green: 0, blue: 0)
+
+    func isRed(_ css: String, _ body: String, _ id: String = "t", file: StaticString = #filePath, line: UInt = #line) throws -> Bool {
+        let doc = try StyledDocument(css: css + " { color: red }", body: body)
+        return doc.style(id).color == red
+    }
+
+    func testSimpleSelectors() throws {
+        XCTAssertTrue(try isRed("p", "<p id='t'>x</p>"))
+        XCTAssertTrue(try isRed("P", "<p id='t'>x</p>"), "HTML names are case-insensitive")
+        XCTAssertTrue(try isRed("*", "<p id='t'>x</p>"))
+        XCTAssertTrue(try isRed(".a.b", "<p id='t' class='b a c'>x</p>"))
+        XCTAssertFalse(try isRed(".a.d", "<p id='t' class='b a c'>x</p>"))
+        XCTAssertTrue(try isRed("#t", "<p id='t'>x</p>"))
+        XCTAssertFalse(try isRed("#T", "<p id='t'>x</p>"))
+    }
+
+    func testAttributeSelectors() throws {
+        let body = "<p id='t' title='Hello world' lang='en-GB' data-x='abc'>x</p>"
+        XCTAssertTrue(try isRed("[title]", body))
+        XCTAssertTrue(try isRed("[title='Hello world']", body))
+        XCTAssertTrue(try isRed("[title~=world]", body))
+        XCTAssertTrue(try isRed("[lang|=en]", body))
+        XCTAssertTrue(try isRed("[data-x^=ab]", body))
+        XCTAssertTrue(try isRed("[data-x$=bc]", body))
+        XCTAssertTrue(try isRed("[data-x*=b]", body))
+        XCTAssertFalse(try isRed("[data-x=ABC]", body))
+        XCTAssertTrue(try isRed("[data-x=ABC i]", body))
+        XCTAssertFalse(try isRed("[data-x^='']", body))
+    }
+
+    func testNamespaces() throws {
+        let body = "<section id='t' epub:type='chapter bodymatter'>x</section>"
+        XCTAssertTrue(try isRed("@namespace epub \"http://www.idpf.org/2007/ops\"; section[epub|type~=\"chapter\"]", body))
+        XCTAssertFalse(try isRed("section[undeclared|type~=\"chapter\"]", body), "an undeclared prefix invalidates the selector")
+        XCTAssertTrue(try isRed("[*|type~=chapter]", body))
+        XCTAssertFalse(try isRed("[type~=chapter]", body), "unprefixed attribute selectors mean no namespace")
+        XCTAssertTrue(try isRed("@namespace h \"http://www.w3.org/1999/xhtml\"; h|section", body))
+        XCTAssertFalse(try isRed("@namespace s \"http://www.w3.org/2000/svg\"; s|section", body))
+        XCTAssertTrue(try isRed("[xml|lang|=fr]", "<p id='t' xml:lang='fr-CA'>x</p>"))
+    }
+
+    func testCombinators() throws {
+        let body = "<div id='d'><p id='a'>a</p><p id='b'>b</p><span id='c'>c</span></div>"
+        XCTAssertTrue(try isRed("div p", body, "b"))
+        XCTAssertTrue(try isRed("div > p", body, "b"))
+        XCTAssertTrue(try isRed("body p", body, "b"))
+        XCTAssertFalse(try isRed("body > p", body, "b"))
+        XCTAssertTrue(try isRed("p + p", body, "b"))
+        XCTAssertFalse(try isRed("p + p", body, "a"))
+        XCTAssertTrue(try isRed("#a ~ span", body, "c"))
+        XCTAssertFalse(try isRed("#b + p", body, "c"))
+    }
+
+    func testStructuralPseudoClasses() throws {
+        let body = "<div><p id='p1'>1</p><span id='s1'>s</span><p id='p2'>2</p><p id='p3'>3</p><em id='e'></em></div>"
+        XCTAssertTrue(try isRed(":first-child", body, "p1"))
+        XCTAssertTrue(try isRed("em:last-child", body, "e"))
+        XCTAssertTrue(try isRed("p:nth-child(3)", body, "p2"))
+        XCTAssertTrue(try isRed("p:nth-child(2n+1)", body, "p2"))
+        XCTAssertTrue(try isRed(":nth-child(odd)", body, "p2"))
+        XCTAssertFalse(try isRed("p:nth-child(even)", body, "p2"))
+        XCTAssertTrue(try isRed("p:nth-last-child(2)", body, "p3"))
+        XCTAssertTrue(try isRed("p:nth-of-type(2)", body, "p2"))
+        XCTAssertTrue(try isRed("p:nth-last-of-type(1)", body, "p3"))
+        XCTAssertTrue(try isRed("p:first-of-type", body, "p1"))
+        XCTAssertTrue(try isRed("p:last-of-type", body, "p3"))
+        XCTAssertTrue(try isRed("span:only-of-type", body, "s1"))
+        XCTAssertFalse(try isRed("p:only-child", body, "p1"))
+        XCTAssertTrue(try isRed(":empty", body, "e"))
+        XCTAssertTrue(try isRed(":nth-child(-n+2)", body, "s1"))
+        XCTAssertFalse(try isRed("div > :nth-child(-n+2)", body, "p2"))
+        XCTAssertTrue(try isRed(":nth-child(2 of p)", body, "p2"))
+        XCTAssertFalse(try isRed("p:root", "<p id='t'>x</p>", "t"))
+    }
+
+    func testLogicalAndOtherPseudoClasses() throws {
+        let body = "<p id='t' class='a'>x</p><p id='u' class='b'>y</p><a id='l' href='x.html'>l</a>"
+        XCTAssertTrue(try isRed("p:not(.b)", body))
+        XCTAssertFalse(try isRed("p:not(.a, .b)", body))
+        XCTAssertTrue(try isRed(":is(div, p).a", body))
+        XCTAssertTrue(try isRed(":where(.a)", body))
+        XCTAssertTrue(try isRed(":is(.a, :bogus)", body), ":is() is forgiving")
+        XCTAssertFalse(try isRed("p:hover", body))
+        XCTAssertTrue(try isRed("a:link", body, "l"))
+        XCTAssertFalse(try isRed(":lang(en)", body), "no language anywhere")
+        XCTAssertFalse(try isRed("p:unknown-thing", body))
+    }
+
+    func testLangUsesXMLLangAndBookLanguage() throws {
+        let doc = try StyledDocument(
+            css: ":lang(fr) { color: red } :lang(de) { font-weight: bold }",
+            body: "<div xml:lang='fr-CA'><p id='t'>x</p></div><p id='u'>y</p>",
+            environment: StyleEnvironment(bookLanguage: "de"))
+        XCTAssertEqual(doc.style("t").color, red)
+        XCTAssertEqual(doc.style("u").fontWeight, 700)
+    }
+
+    func testSpecificityOrder() throws {
+        let css = """
+            #t { color: blue }
+            p.a { color: red }
+            p { color: green }
+            """
+        let doc = try StyledDocument(css: css, body: "<p id='t' class='a'>x</p><p id='u' class='a'>y</p><p id='v'>z</p>")
+        XCTAssertEqual(doc.style("t").color, Color(red: 0, green: 0, blue: 255))
+        XCTAssertEqual(doc.style("u").color, red)
+        XCTAssertEqual(doc.style("v").color, Color(red: 0, green: 128, blue: 0))
+        let parser = SelectorParser(namespaces: [:], defaultNamespace: nil)
+        func spec(_ s: String) -> Int { parser.parseList(ComponentParser.parse(s).0)![0].specificity }
+        XCTAssertEqual(spec("#a .b c"), 1 << 20 | 1 << 10 | 1)
+        XCTAssertEqual(spec(":where(#a) p"), 1)
+        XCTAssertEqual(spec(":is(#a, p) p"), 1 << 20 | 1)
+        XCTAssertEqual(spec("p::before"), 2)
+        XCTAssertEqual(spec("li:nth-child(2)"), 1 << 10 | 1)
+    }
+
+    func testPseudoElementsAndLegacyForms() throws {
+        let doc = try StyledDocument(
+            css: "p:before { content: 'A' } p::after { content: 'Z' } p::first-letter { font-size: 3em } p:first-line { font-weight: bold }",
+            body: "<p id='t'>x</p>")
+        let s = doc.full("t")
+        XCTAssertEqual(s.before?.text, "A")
+        XCTAssertEqual(s.after?.text, "Z")
+        XCTAssertEqual(s.firstLetter?.fontSize, 48)
+        XCTAssertEqual(s.firstLine?.fontWeight, 700)
+        XCTAssertEqual(s.style.color, .black, "pseudo-element rules do not style the element")
+    }
+
+    func testHostileSelectorIsBounded() throws {
+        let long = Array(repeating: "div", count: 5_000).joined(separator: " > ")
+        let doc = try StyledDocument(css: long + " { color: red } p { color: blue }", body: "<p id='t'>x</p>")
+        XCTAssertEqual(doc.style("t").color, Color(red: 0, green: 0, blue: 255))
+        let parser = SelectorParser(namespaces: [:], defaultNamespace: nil)
+        XCTAssertNil(parser.parseList(ComponentParser.parse(long).0))
+        let ok = Array(repeating: "div", count: 200).joined(separator: " ")
+        XCTAssertNotNil(parser.parseList(ComponentParser.parse(ok).0))
+    }
+}
