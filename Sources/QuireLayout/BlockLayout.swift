@@ -28,6 +28,7 @@ final class Flow {
     var pendingMarginPositive = 0.0
     var pendingMarginNegative = 0.0
     var forcedBreakPending = false
+    var paragraphCount = 0
 
     func collapseMargin(_ margin: Double) {
         if margin >= 0 { pendingMarginPositive = max(pendingMarginPositive, margin) } else { pendingMarginNegative = min(pendingMarginNegative, margin) }
@@ -185,11 +186,16 @@ struct BlockLayout {
         let lines = inline.layout(paragraph, width: width, marker: marker)
         let style = paragraph.blockStyle
         let count = lines.count
+        let paragraphID = flow.paragraphCount
+        flow.paragraphCount += 1
         for (index, line) in lines.enumerated() {
             let slice = flow.addSlice(height: line.height, start: line.start)
             let top = flow.slices[slice].top
             for item in line.items { flow.add(translate(item, dx: left, dy: top), slice: slice) }
-            flow.lines.append((slice, LineRecord(rect: Rect(x: left + line.left, y: top, width: line.width, height: line.height), start: line.start, end: line.end)))
+            flow.lines.append(
+                (slice, LineRecord(
+                    rect: Rect(x: left + line.left, y: top, width: line.width, height: line.height), start: line.start, end: line.end,
+                    paragraph: paragraphID, lineIndex: index, lineCount: count)))
             // Widows and orphans: a break after this line must leave enough lines on both sides.
             let before = index + 1
             let after = count - before
@@ -239,10 +245,12 @@ struct BlockLayout {
                 for span in cellFlow.spanning { flow.add(translate(span.item, dx: dx, dy: top), slice: slice) }
                 for (_, record) in cellFlow.lines {
                     var moved = record
+                    moved.paragraph += flow.paragraphCount
                     moved.rect.x += dx
                     moved.rect.y += top
                     flow.lines.append((slice, moved))
                 }
+                flow.paragraphCount += cellFlow.paragraphCount
             }
         }
         flow.collapseMargin(px(style.margin.bottom.resolve(against: width / scale) ?? 0))

@@ -1,3 +1,5 @@
+import Foundation
+import QuireCore
 import QuireStyle
 import QuireText
 
@@ -40,6 +42,11 @@ public struct LineRecord: Sendable, Hashable {
     public var rect: Rect
     public var start: Int
     public var end: Int
+    /// Which paragraph of the chapter the line belongs to, its index there and the paragraph's line
+    /// count (what widow and orphan checks need).
+    public var paragraph: Int
+    public var lineIndex: Int
+    public var lineCount: Int
 }
 
 /// One page: enough to paint it and to know which characters it holds.
@@ -53,4 +60,51 @@ public struct Page: Sendable {
     /// Text offsets of the page: start inclusive, end exclusive. Pages of a chapter partition its text.
     public var start: Int
     public var end: Int
+}
+
+extension Page {
+    /// A stable JSON form of the display list, for golden tests and debugging. Fonts are named by
+    /// file name (not path), coordinates rounded to 1/100 px.
+    public func displayListJSON() -> QuireCore.JSON {
+        func number(_ value: Double) -> JSON { .double((value * 100).rounded() / 100) }
+        func color(_ value: Color) -> JSON {
+            .string(String(format: "#%02x%02x%02x%02x", value.red, value.green, value.blue, value.alpha))
+        }
+        func fontName(_ face: FontFace) -> String {
+            String(face.key.split(separator: "/").last ?? Substring(face.key))
+        }
+        var items: [JSON] = []
+        for item in self.items {
+            switch item {
+            case .glyphs(let run):
+                items.append(
+                    .object([
+                        ("glyphs", .string(fontName(run.face))), ("size", number(run.size)), ("color", color(run.color)),
+                        ("x", number(run.origin.x)), ("y", number(run.origin.y)),
+                        ("ids", .array(run.glyphs.map { .int(Int($0)) })),
+                        ("xs", .array(run.xs.map { number(Double($0)) })),
+                        ("synthetic", .string((run.syntheticBold ? "b" : "") + (run.syntheticItalic ? "i" : ""))),
+                    ]))
+            case .fill(let rect, let fill):
+                items.append(.object([("fill", color(fill)), ("rect", .array([number(rect.x), number(rect.y), number(rect.width), number(rect.height)]))]))
+            case .stroke(let from, let to, let width, let stroke, let style):
+                items.append(
+                    .object([
+                        ("stroke", color(stroke)), ("style", .string(style.rawValue)), ("width", number(width)),
+                        ("from", .array([number(from.x), number(from.y)])), ("to", .array([number(to.x), number(to.y)])),
+                    ]))
+            case .image(let box, _):
+                items.append(
+                    .object([
+                        ("image", .optional(box.resource)), ("state", .string(box.state.rawValue)),
+                        ("rect", .array([number(box.rect.x), number(box.rect.y), number(box.rect.width), number(box.rect.height)])),
+                    ]))
+            }
+        }
+        return .object([
+            ("spineIndex", .int(spineIndex)), ("page", .int(indexInChapter)), ("start", .int(start)), ("end", .int(end)),
+            ("lines", .array(lines.map { .array([.int($0.start), .int($0.end), number($0.rect.y), number($0.rect.height)]) })),
+            ("items", .array(items)),
+        ])
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import QuireCore
 import QuireStyle
 import QuireText
@@ -172,15 +173,17 @@ struct InlineLayout {
                         width = 2
                     }
                     let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+                    // Marks and joiners stay with their base's face when it has them; a mark the
+                    // base's face lacks goes to a face that has it rather than becoming .notdef.
                     let scalarFace: FontFace
-                    if primary.covers(scalar) || scalar.value == 0xAD {
-                        scalarFace = primary
-                    } else if let face, Self.attachesToPrevious(scalar) {
+                    if let face, Self.attachesToPrevious(scalar), face.covers(scalar) || UnicodeInfo.isDefaultIgnorable(scalar) {
                         scalarFace = face
+                    } else if primary.covers(scalar) || scalar.value == 0xAD {
+                        scalarFace = primary
                     } else {
                         scalarFace = services.fonts.fallbackFace(for: scalar, request: request(style)) ?? primary
                     }
-                    if let face, face !== scalarFace, !Self.attachesToPrevious(scalar) { break }
+                    if let face, face !== scalarFace { break }
                     if face == nil { face = scalarFace }
                     end += width
                 }
@@ -293,6 +296,9 @@ struct InlineLayout {
             }
             if let scalar = Unicode.Scalar(value), UnicodeInfo.isDefaultIgnorable(scalar) { continue }
             caches.missingGlyphs[value, default: 0] += 1
+            if ProcessInfo.processInfo.environment["QUIRE_DEBUG_GLYPHS"] != nil {
+                print("missing", String(value, radix: 16), segment.face!.key, String(decoding: paragraph.text[segment.start..<segment.end], as: UTF16.self))
+            }
         }
     }
 

@@ -202,3 +202,29 @@ public enum PNGWriter {
         }
     }
 }
+
+/// Small helpers over painted surfaces (tests and tools inspect pixels without knowing cairo).
+public enum PainterSurface {
+    public static func destroy(_ surface: OpaquePointer) { cairo_surface_destroy(surface) }
+
+    /// The bounding box of pixels that differ from the top-left (background) pixel.
+    public static func inkBounds(_ surface: OpaquePointer) -> (minX: Int, minY: Int, maxX: Int, maxY: Int)? {
+        let width = Int(cairo_image_surface_get_width(surface))
+        let height = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard let data = cairo_image_surface_get_data(surface) else { return nil }
+        let background = data.withMemoryRebound(to: UInt32.self, capacity: 1) { $0[0] } & 0xFFFFFF
+        var bounds: (Int, Int, Int, Int)? = nil
+        for y in 0..<height {
+            let row = (data + y * stride).withMemoryRebound(to: UInt32.self, capacity: width) { $0 }
+            for x in 0..<width where row[x] & 0xFFFFFF != background {
+                if let current = bounds {
+                    bounds = (min(current.0, x), min(current.1, y), max(current.2, x), max(current.3, y))
+                } else {
+                    bounds = (x, y, x, y)
+                }
+            }
+        }
+        return bounds.map { (minX: $0.0, minY: $0.1, maxX: $0.2, maxY: $0.3) }
+    }
+}

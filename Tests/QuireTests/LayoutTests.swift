@@ -1,0 +1,150 @@
+import Foundation
+import Quire
+import XCTest
+
+final class LayoutTests: XCTestCase {
+    static func sampleBook() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-sample-\(getpid())")
+        let book = directory.appendingPathComponent("quire-sample.epub")
+        if !FileManager.default.fileExists(atPath: book.path) {
+            let build = try TestSupport.run(
+                URL(fileURLWithPath: "/bin/sh"), [TestSupport.packageRoot.appendingPathComponent("Samples/build.sh").path, directory.path])
+            XCTAssertEqual(build.status, 0, build.stderr)
+        }
+        return book
+    }
+
+    static func layout(_ path: String, profile: String = "kobo-clara", jobs: Int = 1) throws -> (BookLayout, BookLayout.Result) {
+        let container = try EPUBContainer.open(path: path)
+        let layout = try BookLayout(container: container, settings: LayoutSettings(profile: PageProfile.named(profile)!))
+        return (layout, layout.layout(jobs: jobs))
+    }
+
+    /// Pages partition each chapter's text: the first starts at 0, each ends where the next begins,
+    /// the last ends at the chapter's length, and every line lies inside its page.
+    func testPagesPartitionTheText() throws {
+        let (_, result) = try Self.layout(Self.sampleBook().path)
+        XCTAssertGreaterThan(result.pageCount, 10)
+        for chapter in result.chapters {
+            XCTAssertEqual(chapter.pages.first?.start, 0)
+            XCTAssertEqual(chapter.pages.last?.end, chapter.textLength)
+            for (page, next) in zip(chapter.pages, chapter.pages.dropFirst()) { XCTAssertEqual(page.end, next.start) }
+            for page in chapter.pages {
+                for line in page.lines {
+                    XCTAssertGreaterThanOrEqual(line.start, page.start, "\(chapter.href) page \(page.indexInChapter)")
+                    XCTAssertLessThanOrEqual(line.end, max(page.end, line.start), "\(chapter.href) page \(page.indexInChapter)")
+                }
+            }
+        }
+    }
+
+    /// No text outside the content box: every line rectangle lies within the page less its margins.
+    func testLinesStayInsideTheContentBox() throws {
+        let path = try Self.sampleBook().path
+        let container = try EPUBContainer.open(path: path)
+        let settings = LayoutSettings(profile: PageProfile.named("phone")!)
+        let layout = try BookLayout(container: container, settings: settings)
+        let content = settings.contentRect
+        for page in layout.layout(jobs: 2).chapters.flatMap(\.pages) {
+            for line in page.lines {
+                XCTAssertGreaterThanOrEqual(line.rect.y, content.y - 0.5)
+                XCTAssertLessThanOrEqual(line.rect.maxY, content.maxY + 0.5, "page \(page.spineIndex)/\(page.indexInChapter)")
+                XCTAssertGreaterThanOrEqual(line.rect.x, content.x - 0.5)
+                XCTAssertLessThanOrEqual(line.rect.maxX, content.maxX + 0.5)
+            }
+        }
+    }
+
+    /// Same input, same output: display lists do not depend on the number of workers.
+    func testDisplayListsAreDeterministic() throws {
+        let path = try Self.sampleBook().path
+        let one = try Self.layout(path, jobs: 1).1.chapters.flatMap(\.pages).map { $0.displayListJSON().serialized() }
+        let two = try Self.layout(path, jobs: 2).1.chapters.flatMap(\.pages).map { $0.displayListJSON().serialized() }
+        XCTAssertEqual(one, two)
+    }
+
+    /// Golden display lists for two sample pages (a chapter opening and the poem). Regenerate with
+    /// QUIRE_UPDATE_GOLDEN=1 after an intended layout change, and look at the renders before committing.
+    func testGoldenDisplayLists() throws {
+        let (_, result) = try Self.layout(Self.sampleBook().path)
+        let pages = result.chapters.flatMap(\.pages)
+        let golden = TestSupport.packageRoot.appendingPathComponent("Tests/QuireTests/Golden")
+        for (name, index) in [("sample-kobo-clara-p3", 2), ("sample-kobo-clara-p33", 32)] {
+            let actual = pages[index].displayListJSON().serialized() + "\n"
+            let file = golden.appendingPathComponent(name + ".json")
+            if ProcessInfo.processInfo.environment["QUIRE_UPDATE_GOLDEN"] != nil {
+                try actual.write(to: file, atomically: true, encoding: .utf8)
+            }
+            let expected = try String(contentsOf: file, encoding: .utf8)
+            XCTAssertEqual(actual, expected, "\(name): display list changed (QUIRE_UPDATE_GOLDEN=1 regenerates)")
+        }
+    }
+
+    /// PNG bytes are identical across runs and thread counts.
+    func testRenderedBytesAreIdenticalAcrossJobs() throws {
+        let path = try Self.sampleBook().path
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, jobs) in [("a", "1"), ("b", "2"), ("c", "2")] {
+            let result = try TestSupport.quire("render", path, "--out", directory.appendingPathComponent(name).path, "--profile", "eink-6", "--jobs", jobs, "--gray", "--quiet")
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        let pages = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("a/pages").path).sorted()
+        XCTAssertGreaterThan(pages.count, 10)
+        for file in pages + ["../positions.json"] {
+            let a = try Data(contentsOf: directory.appendingPathComponent("a/pages/" + file))
+            XCTAssertEqual(a, try Data(contentsOf: directory.appendingPathComponent("b/pages/" + file)), file)
+            XCTAssertEqual(a, try Data(contentsOf: directory.appendingPathComponent("c/pages/" + file)), file)
+        }
+    }
+
+    /// A painted page has ink inside the content box and none in the margins.
+    func testPaintedPageInkStaysInTheContentBox() throws {
+        let path = try Self.sampleBook().path
+        let (layout, result) = try Self.layout(path)
+        let page = result.chapters[2].pages[1]
+        let surface = Painter().paint(page, settings: PaintSettings())
+        defer { PainterSurface.destroy(surface) }
+        let ink = PainterSurface.inkBounds(surface)
+        let content = layout.settings.contentRect
+        XCTAssertNotNil(ink)
+        if let ink {
+            XCTAssertGreaterThanOrEqual(Double(ink.minX), content.x - 2)
+            XCTAssertLessThanOrEqual(Double(ink.maxX), content.maxX + 2)
+            XCTAssertGreaterThanOrEqual(Double(ink.minY), content.y - 2)
+            XCTAssertLessThanOrEqual(Double(ink.maxY), content.maxY + 2)
+        }
+    }
+}
+
+final class PaginationTests: XCTestCase {
+    /// Widows and orphans in War and Peace: no page ends with the first line of a paragraph alone
+    /// (orphan) or starts with its last line alone (widow), in body paragraphs.
+    func testNoWidowsOrOrphansInWarAndPeace() throws {
+        let corpus = try TestSupport.requireCorpus()
+        let path = corpus.appendingPathComponent("standardebooks/leo-tolstoy_war-and-peace_louise-maude_aylmer-maude.epub").path
+        let container = try EPUBContainer.open(path: path)
+        let layout = try BookLayout(container: container, settings: LayoutSettings(profile: PageProfile.named("kobo-clara")!))
+        let result = layout.layout(jobs: 2, buildItems: false)
+        var checked = 0
+        var problems: [String] = []
+        for chapter in result.chapters {
+            for page in chapter.pages.dropLast() {
+                guard let last = page.lines.last else { continue }
+                // The last paragraph on the page continues onto the next one.
+                if last.lineIndex < last.lineCount - 1 {
+                    checked += 1
+                    let onThisPage = page.lines.filter { $0.paragraph == last.paragraph }.count
+                    if onThisPage < 2 && last.lineIndex + 1 == onThisPage { problems.append("orphan: \(chapter.href) page \(page.indexInChapter)") }
+                }
+            }
+            for page in chapter.pages.dropFirst() {
+                guard let first = page.lines.first, first.lineIndex > 0 else { continue }
+                let onThisPage = page.lines.filter { $0.paragraph == first.paragraph }.count
+                if onThisPage < 2 && first.lineIndex + onThisPage == first.lineCount { problems.append("widow: \(chapter.href) page \(page.indexInChapter)") }
+            }
+        }
+        XCTAssertGreaterThan(checked, 1000, "paragraphs split across pages were examined")
+        XCTAssertEqual(problems, [], problems.prefix(10).joined(separator: "\n"))
+    }
+}

@@ -1,0 +1,225 @@
+import Quire
+import XCTest
+
+final class LineBreakerTests: XCTestCase {
+    /// A deterministic pseudo-random generator (tests must not depend on the system RNG).
+    struct SplitMix {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+    }
+
+    static func paragraph(words: [Double], space: Double = 10) -> [BreakItem] {
+        var items: [BreakItem] = []
+        for (index, width) in words.enumerated() {
+            if index > 0 { items.append(.glue(width: space, stretch: space / 2, shrink: space / 3)) }
+            items.append(.box(width: width))
+        }
+        items.append(.glue(width: 0, stretch: 1e6, shrink: 0))
+        items.append(BreakItem.forcedBreak)
+        return items
+    }
+
+    /// Demerits of one line, the same formula the breaker documents (TeX's).
+    static func lineDemerits(_ items: [BreakItem], from start: Int, to end: Int, width: Double, last: Bool, parameters: LineBreakParameters) -> (demerits: Double, ratio: Double, fitness: Int)? {
+        var natural = 0.0, stretch = 0.0, shrink = 0.0
+        var index = start
+        // Skip leading glue.
+        while index < end, case .glue = items[index] { index += 1 }
+        while index < end {
+            switch items[index] {
+            case .box(let w): natural += w
+            case .glue(let w, let y, let z):
+                natural += w
+                stretch += y
+                shrink += z
+            case .penalty: break
+            }
+            index += 1
+        }
+        var ratio: Double
+        if natural < width { ratio = stretch > 0 ? (width - natural) / stretch : .infinity } else if natural > width { ratio = shrink > 0 ? (width - natural) / shrink : -.infinity } else { ratio = 0 }
+        guard ratio >= -1, ratio <= parameters.tolerance || last else { return nil }
+        let badness = 100 * pow(abs(ratio), 3)
+        let fitness = ratio < -0.5 ? 0 : ratio <= 0.5 ? 1 : ratio <= 1 ? 2 : 3
+        return (pow(parameters.linePenalty + badness, 2), ratio, fitness)
+    }
+
+    /// Exhaustive search over every set of breaks (an independent check of the total-fit optimum).
+    static func bruteForce(_ items: [BreakItem], width: Double, parameters: LineBreakParameters) -> (breaks: [Int], demerits: Double)? {
+        let candidates = items.indices.filter { index in
+            if case .glue = items[index], index > 0, case .box = items[index - 1] { return true }
+            return false
+        }
+        var best: (breaks: [Int], demerits: Double)?
+        for mask in 0..<(1 << candidates.count) {
+            let chosen = candidates.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element) + [items.count - 1]
+            var start = 0
+            var total = 0.0
+            var previousFitness = 1
+            var feasible = true
+            for (lineIndex, end) in chosen.enumerated() {
+                guard let line = lineDemerits(items, from: start, to: end, width: width, last: lineIndex == chosen.count - 1, parameters: parameters) else {
+                    feasible = false
+                    break
+                }
+                total += line.demerits + (abs(line.fitness - previousFitness) > 1 ? parameters.fitnessDemerits : 0)
+                previousFitness = line.fitness
+                start = end + 1
+            }
+            if feasible, total < (best?.demerits ?? .infinity) { best = (chosen, total) }
+        }
+        return best
+    }
+
+    func testTotalFitMatchesExhaustiveOptimum() {
+        var random = SplitMix(state: 42)
+        let parameters = LineBreakParameters()
+        var compared = 0
+        for _ in 0..<60 {
+            let words = (0..<random.int(8...15)).map { _ in Double(random.int(15...70)) }
+            let items = Self.paragraph(words: words)
+            guard let optimum = Self.bruteForce(items, width: 260, parameters: parameters) else { continue }
+            let result = LineBreaker.knuthPlass(items, lineWidth: { _ in 260 }, parameters: parameters)
+            XCTAssertEqual(result?.breaks, optimum.breaks, "words \(words)")
+            compared += 1
+        }
+        XCTAssertGreaterThan(compared, 15, "enough feasible paragraphs were compared")
+    }
+
+    static func totalDemerits(_ items: [BreakItem], breaks: [Int], width: Double) -> Double? {
+        var start = 0
+        var total = 0.0
+        var previousFitness = 1
+        let parameters = LineBreakParameters()
+        for (lineIndex, end) in breaks.enumerated() {
+            guard let line = lineDemerits(items, from: start, to: end, width: width, last: lineIndex == breaks.count - 1, parameters: parameters) else { return nil }
+            total += line.demerits + (abs(line.fitness - previousFitness) > 1 ? parameters.fitnessDemerits : 0)
+            previousFitness = line.fitness
+            start = end + 1
+        }
+        return total
+    }
+
+    /// Total fit is never worse than first fit, and on a fixed set of paragraphs it is often better.
+    func testTotalFitBeatsGreedy() {
+        var random = SplitMix(state: 7)
+        var better = 0
+        for _ in 0..<40 {
+            let words = (0..<random.int(10...16)).map { _ in Double(random.int(15...70)) }
+            let items = Self.paragraph(words: words)
+            guard let total = LineBreaker.knuthPlass(items, lineWidth: { _ in 220 }, parameters: LineBreakParameters()) else { continue }
+            let greedy = LineBreaker.greedy(items, lineWidth: { _ in 220 })
+            let totalDemerits = Self.totalDemerits(items, breaks: total.breaks, width: 220)!
+            guard let greedyDemerits = Self.totalDemerits(items, breaks: greedy.breaks, width: 220) else {
+                better += 1  // first fit left a line outside tolerance
+                continue
+            }
+            XCTAssertLessThanOrEqual(totalDemerits, greedyDemerits + 1e-6, "words \(words)")
+            if totalDemerits < greedyDemerits - 1e-6 { better += 1 }
+        }
+        XCTAssertGreaterThan(better, 5, "total fit improves on first fit for a fair share of paragraphs")
+    }
+
+    func testConsecutiveHyphenLimit() {
+        // Every break is a hyphenation point: boxes separated by flagged penalties only.
+        var items: [BreakItem] = []
+        for index in 0..<30 {
+            if index > 0 { items.append(.penalty(width: 5, penalty: 50, flagged: true)) }
+            items.append(.box(width: 40))
+            items.append(.glue(width: 0, stretch: 20, shrink: 0))
+        }
+        items.append(.glue(width: 0, stretch: 1e6, shrink: 0))
+        items.append(BreakItem.forcedBreak)
+        var parameters = LineBreakParameters()
+        parameters.maxConsecutiveHyphens = 2
+        parameters.tolerance = 10
+        let result = LineBreaker.knuthPlass(items, lineWidth: { _ in 125 }, parameters: parameters)!
+        var run = 0
+        for index in result.breaks {
+            if case .penalty(_, _, true) = items[index] { run += 1 } else { run = 0 }
+            XCTAssertLessThanOrEqual(run, 2)
+        }
+    }
+
+    func testGreedyFallbacks() {
+        // A word wider than the line: no feasible total-fit solution; first fit overflows instead.
+        let items = Self.paragraph(words: [50, 400, 50])
+        XCTAssertNil(LineBreaker.knuthPlass(items, lineWidth: { _ in 200 }, parameters: LineBreakParameters()))
+        let result = LineBreaker.breakLines(items, lineWidth: { _ in 200 })
+        XCTAssertFalse(result.usedTotalFit)
+        XCTAssertEqual(result.breaks.last, items.count - 1)
+        // A very long paragraph goes straight to first fit.
+        var parameters = LineBreakParameters()
+        parameters.maxTotalFitItems = 100
+        let long = Self.paragraph(words: Array(repeating: 30, count: 200))
+        XCTAssertFalse(LineBreaker.breakLines(long, lineWidth: { _ in 300 }, parameters: parameters).usedTotalFit)
+        XCTAssertTrue(LineBreaker.breakLines(Self.paragraph(words: [30, 30, 30]), lineWidth: { _ in 300 }).usedTotalFit)
+    }
+}
+
+final class TextTests: XCTestCase {
+    func testHyphenationPerLanguage() {
+        let hyphenator = Hyphenator()
+        func split(_ word: String, _ language: String) -> String {
+            var result = ""
+            let points = Set(hyphenator.points(in: word, language: language))
+            var offset = 0
+            for unit in word.unicodeScalars {
+                if points.contains(offset) { result += "-" }
+                result.unicodeScalars.append(unit)
+                offset += unit.utf16.count
+            }
+            return result
+        }
+        XCTAssertEqual(split("characteristically", "en-US"), "char-ac-ter-is-ti-cally")
+        XCTAssertEqual(split("hyphenation", "en"), "hy-phen-ation")
+        XCTAssertTrue(split("anticonstitutionnellement", "fr").contains("-"))
+        XCTAssertTrue(split("Silbentrennung", "de-DE").contains("-"))
+        XCTAssertEqual(hyphenator.points(in: "cat", language: "en-US"), [], "short words are left alone")
+        XCTAssertEqual(hyphenator.points(in: "word", language: "xx"), [], "no dictionary, no points")
+        // Minimum fragments: never a single letter before the hyphen, never fewer than 3 after.
+        for point in hyphenator.points(in: "extraordinarily", language: "en-US") {
+            XCTAssertGreaterThanOrEqual(point, Hyphenator.minimumPrefix)
+            XCTAssertLessThanOrEqual(point, "extraordinarily".utf16.count - Hyphenator.minimumSuffix)
+        }
+    }
+
+    func testBidiLevelsAndVisualOrder() {
+        let mixed = Array("abc אבג def".utf16)
+        let (levels, rtl) = Bidi.levels(mixed, rightToLeft: false)
+        XCTAssertFalse(rtl)
+        XCTAssertEqual(levels[0], 0)
+        XCTAssertEqual(levels[4], 1, "Hebrew is embedded at level 1 in an LTR paragraph")
+        XCTAssertEqual(levels[10], 0)
+        let hebrewFirst = Array("שלום world".utf16)
+        let auto = Bidi.levels(hebrewFirst, rightToLeft: nil)
+        XCTAssertTrue(auto.paragraphRTL, "dir=auto takes the first strong character")
+        XCTAssertEqual(auto.levels[6], 2, "Latin inside an RTL paragraph is at level 2")
+        XCTAssertEqual(Bidi.visualOrder(levels: [0, 1, 1, 0]), [0, 2, 1, 3])
+        XCTAssertEqual(Bidi.visualOrder(levels: [1, 2, 2, 1]), [3, 1, 2, 0])
+        XCTAssertFalse(Bidi.needsResolution(Array("plain English".utf16)))
+        XCTAssertTrue(Bidi.needsResolution(Array("عربي".utf16)))
+    }
+
+    func testLineBreakOpportunities() {
+        func breaks(_ text: String, _ language: String? = nil) -> [Int] {
+            LineBreakOpportunities.find(in: Array(text.utf16), language: language).map(\.offset)
+        }
+        XCTAssertEqual(breaks("one two"), [4, 7])
+        // CJK: breaks between ideographs, never before closing punctuation.
+        let chinese = breaks("中文字。好")
+        XCTAssertTrue(chinese.contains(1) && chinese.contains(2))
+        XCTAssertFalse(chinese.contains(3), "no line may start with 。")
+        // A ZWJ emoji sequence is never split.
+        let family = "👨‍👩‍👧"
+        XCTAssertEqual(breaks(family), [family.utf16.count])
+        XCTAssertTrue(LineBreakOpportunities.find(in: Array("a\u{2028}b".utf16), language: nil).contains { $0.mandatory })
+    }
+}
