@@ -27,7 +27,9 @@ demo: release sample
 	@echo "== quire info $(SAMPLE)"
 	@$(RELEASE_BIN) info $(SAMPLE)
 
+# The release binary is built too: corpus-wide tests run the CLI, and the newest build is used.
 test: setup
+	$(SWIFT) build -c release
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

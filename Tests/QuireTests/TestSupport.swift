@@ -33,15 +33,22 @@ enum TestSupport {
         return enumerator.compactMap { $0 as? URL }.filter { $0.pathExtension == "epub" }.sorted { $0.path < $1.path }
     }
 
-    /// The built `quire` executable beside the test bundle.
+    /// The built `quire` executable: the newer of the release build (`make test` builds it, and
+    /// corpus-wide tests are much faster with it) and the debug build beside the test bundle.
     static var quireBinary: URL {
+        var candidates: [URL] = []
         var directory = Bundle(for: Marker.self).bundleURL.deletingLastPathComponent()
         for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("quire")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            candidates.append(directory.appendingPathComponent("quire"))
             directory = directory.deletingLastPathComponent()
         }
-        return packageRoot.appendingPathComponent(".build/debug/quire")
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/quire"))
+        candidates.append(packageRoot.appendingPathComponent(".build/release/quire"))
+        func modified(_ url: URL) -> Date {
+            ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date) ?? .distantPast
+        }
+        let existing = candidates.filter { FileManager.default.isExecutableFile(atPath: $0.path) }
+        return existing.max { modified($0) < modified($1) } ?? packageRoot.appendingPathComponent(".build/debug/quire")
     }
 
     final class Marker {}
