@@ -1,25 +1,67 @@
 #!/usr/bin/env bash
-# Benchmarks, run by `make bench` (never by tests). Prints medians; ratios against MuPDF and poppler
-# are added here as the layout and PDF stages land.
+# Benchmarks, run by `make bench` (never by tests): Quire against MuPDF (mutool) on the same books,
+# page size and font size, alternating runs, medians and ratios, peak RSS from GNU time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS="${QUIRE_CORPUS:-../shared/corpus}"
-QUIRE=.build/release/quire
+QUIRE="$PWD/.build/release/quire"
+RUNS="${BENCH_RUNS:-5}"
+RENDER_RUNS="${BENCH_RENDER_RUNS:-3}"
 if [ ! -d "$CORPUS" ]; then
   echo "bench: corpus not found at $CORPUS (set QUIRE_CORPUS); nothing to measure" >&2
   exit 0
 fi
-books=(
-  "$CORPUS/standardebooks/leo-tolstoy_war-and-peace_louise-maude_aylmer-maude.epub"
-  "$CORPUS/idpf-epub3-samples/mahabharata.epub"
-  "$CORPUS/standardebooks/herman-melville_moby-dick.epub"
-)
-echo "== quire info (container, OPF, nav): median of hyperfine runs"
-for book in "${books[@]}"; do
-  csv=$(mktemp)
-  hyperfine -N --warmup 5 --runs 30 --export-csv "$csv" "$QUIRE info --json $book" >/dev/null 2>&1
-  median=$(awk -F, 'NR==2 { printf "%.1f", $4 * 1000 }' "$csv")
-  rm -f "$csv"
-  rss=$( { /usr/bin/time -f "%M" "$QUIRE" info --json "$book" >/dev/null; } 2>&1 | tail -1)
-  printf "  %-70s %8s ms  %8s KB peak RSS\n" "$(basename "$book")" "$median" "$rss"
+WP="$CORPUS/standardebooks/leo-tolstoy_war-and-peace_louise-maude_aylmer-maude.epub"
+MD="$CORPUS/standardebooks/herman-melville_moby-dick.epub"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+# One timed run: prints "seconds peak_kb".
+measure() {
+  /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>&1
+  cat "$WORK/time"
+}
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# Same geometry for both: a 600×800 pt page at 96 dpi (800×1067 px), 12 pt text, 36 pt margins (MuPDF's).
+QUIRE_GEOMETRY=(--size 800x1067 --dpi 96 --font-size 12 --margin 36)
+
+compare() {
+  local label="$1" runs="$2"; shift 2
+  local quire_cmd mupdf_cmd
+  quire_cmd="$1"; mupdf_cmd="$2"
+  : >"$WORK/q"; : >"$WORK/m"
+  for _ in $(seq "$runs"); do
+    measure bash -c "$quire_cmd" >>"$WORK/q"
+    measure bash -c "$mupdf_cmd" >>"$WORK/m"
+  done
+  local qt qm mt mm
+  qt=$(cut -d' ' -f1 "$WORK/q" | median); qm=$(cut -d' ' -f2 "$WORK/q" | median)
+  mt=$(cut -d' ' -f1 "$WORK/m" | median); mm=$(cut -d' ' -f2 "$WORK/m" | median)
+  printf "%-44s quire %7.2f s %7d KB | mupdf %7.2f s %7d KB | time ratio %.2f, RSS ratio %.2f\n" \
+    "$label" "$qt" "$qm" "$mt" "$mm" "$(echo "$qt / $mt" | bc -l)" "$(echo "$qm / $mm" | bc -l)"
+}
+
+echo "== layout without painting (median of $RUNS alternating runs)"
+for book in "$WP" "$MD"; do
+  compare "layout $(basename "$book" .epub | cut -c1-30)" "$RUNS" \
+    "$QUIRE render '$book' --out '$WORK/q-out' ${QUIRE_GEOMETRY[*]} --map-only --quiet" \
+    "mutool draw -a -F txt -o /dev/null -W 600 -H 800 -S 12 '$book'"
 done
+
+echo "== render every page to PNG at 96 dpi (median of $RENDER_RUNS alternating runs)"
+compare "render $(basename "$MD" .epub | cut -c1-30)" "$RENDER_RUNS" \
+  "rm -rf '$WORK/q-png' && $QUIRE render '$MD' --out '$WORK/q-png' ${QUIRE_GEOMETRY[*]} --quiet" \
+  "rm -rf '$WORK/m-png' && mkdir -p '$WORK/m-png' && mutool draw -a -r 96 -W 600 -H 800 -S 12 -o '$WORK/m-png/out%04d.png' '$MD'"
+echo "   pages: quire $(ls "$WORK/q-png/pages" | wc -l), mupdf $(ls "$WORK/m-png" | wc -l)"
+
+echo "== typography: inter-word space / natural space width on justified lines of Moby-Dick"
+"$QUIRE" render "$MD" --out "$WORK/q-stats" "${QUIRE_GEOMETRY[@]}" --align justify --map-only --quiet --stats "$WORK/stats.json"
+quire_sd=$(python3 -c "import json; s=json.load(open('$WORK/stats.json'))['justifiedSpaces']; print(s['count'], s['mean'], s['standardDeviation'])")
+echo 'p, div, blockquote, li { text-align: justify; }' >"$WORK/justify.css"
+mutool draw -U "$WORK/justify.css" -F stext -o "$WORK/md.stext" -W 600 -H 800 -S 12 "$MD" 2>/dev/null
+mupdf_sd=$(python3 scripts/spacing_metric.py "$WORK/md.stext")
+read -r qc qmean qsd <<<"$quire_sd"
+read -r mc mmean msd <<<"$mupdf_sd"
+printf "   quire: %d spaces, mean %.3f, std dev %.3f | mupdf: %d spaces, mean %.3f, std dev %.3f | ratio %.2f\n" \
+  "$qc" "$qmean" "$qsd" "$mc" "$mmean" "$msd" "$(echo "$qsd / $msd" | bc -l)"

@@ -15,6 +15,7 @@ public struct ChapterLayout: Sendable {
     public var imageCount: Int
     /// Characters drawn as .notdef because no font covers them.
     public var missingGlyphs: Int = 0
+    public var spacing = SpacingStatistics()
     public var warnings: [Warning]
 }
 
@@ -39,6 +40,9 @@ public final class BookLayout: Sendable {
         public var shapingHits: Int
         public var shapingMisses: Int
         public var pageCount: Int { chapters.reduce(0) { $0 + $1.pages.count } }
+        public var spacing: SpacingStatistics {
+            chapters.reduce(into: SpacingStatistics()) { $0.add($1.spacing) }
+        }
     }
 
     /// Lays out `spineIndices` (default: every spine item) with `jobs` workers.
@@ -149,7 +153,7 @@ public final class BookLayout: Sendable {
         }
         return ChapterLayout(
             spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount,
-            missingGlyphs: missing, warnings: warnings)
+            missingGlyphs: missing, spacing: caches.spacing, warnings: warnings)
     }
 
     private func clip(_ item: DisplayItem, top: Double, bottom: Double) -> DisplayItem? {

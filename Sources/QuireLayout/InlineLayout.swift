@@ -285,6 +285,24 @@ struct InlineLayout {
         }
     }
 
+    /// Inter-word spacing statistics of justified lines: each space's set width ÷ its natural width.
+    func recordSpacing(_ items: [BreakItem], _ breaks: LineBreaks) {
+        var start = 0
+        for (lineIndex, breakIndex) in breaks.breaks.enumerated() {
+            defer { start = breakIndex + 1 }
+            let ratio = breaks.ratios[lineIndex]
+            if lineIndex == breaks.breaks.count - 1 { continue }
+            if case .penalty(_, let p, _) = items[breakIndex], p <= -BreakItem.infinitePenalty { continue }
+            for index in start..<breakIndex {
+                guard case .glue(let w, let y, let z) = items[index], w > 0, index > start else { continue }
+                let factor = ratio >= 0 ? 1 + ratio * y / w : 1 + ratio * z / w
+                caches.spacing.count += 1
+                caches.spacing.sum += factor
+                caches.spacing.sumOfSquares += factor * factor
+            }
+        }
+    }
+
     /// Notes characters that came out as .notdef (no font covers them).
     func recordMissingGlyphs(_ paragraph: Paragraph, _ segment: Segment, _ shaped: ShapedText) {
         for glyph in shaped.glyphs where glyph.id == 0 {
@@ -401,6 +419,7 @@ struct InlineLayout {
         let breaks: LineBreaks =
             justify ? LineBreaker.breakLines(items, lineWidth: lineWidth) : LineBreaker.greedy(items, lineWidth: lineWidth)
 
+        if justify { recordSpacing(items, breaks) }
         var lines: [LineBox] = []
         var lineStart = 0
         for (lineIndex, breakIndex) in breaks.breaks.enumerated() {
@@ -650,6 +669,7 @@ final class InlineCaches {
 
     var parameterIDs: [ParameterKey: Int] = [:]
     var primaryFaces: [Int: FontFace] = [:]
+    var spacing = SpacingStatistics()
     /// Code points shaped to .notdef, with counts.
     var missingGlyphs: [UInt32: Int] = [:]
     let worker: LayoutWorker
@@ -668,5 +688,26 @@ public final class LayoutWorker {
         if let id = languages[language] { return id }
         languages[language] = languages.count
         return languages.count - 1
+    }
+}
+
+/// Running moments of inter-word space factors (set width ÷ natural width) on justified lines.
+public struct SpacingStatistics: Sendable, Hashable {
+    public var count = 0
+    public var sum = 0.0
+    public var sumOfSquares = 0.0
+
+    public init() {}
+
+    public mutating func add(_ other: SpacingStatistics) {
+        count += other.count
+        sum += other.sum
+        sumOfSquares += other.sumOfSquares
+    }
+
+    public var mean: Double { count == 0 ? 0 : sum / Double(count) }
+    public var standardDeviation: Double {
+        guard count > 1 else { return 0 }
+        return (max(0, sumOfSquares / Double(count) - mean * mean)).squareRoot()
     }
 }

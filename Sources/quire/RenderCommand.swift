@@ -5,7 +5,7 @@ import Quire
 
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
-        "out", "profile", "size", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
+        "out", "profile", "size", "stats", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
     ])
     static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet"]
 
@@ -132,6 +132,22 @@ enum RenderCommand {
         let identity = PositionMap.BookIdentity(sha256: try PositionMap.sha256(ofFile: path))
         let map = PositionMap.json(layout: layout, result: result, identity: identity, profileName: profileName, withImages: !mapOnly)
         try Output.writeAtomically(map.serializedBytes() + [0x0A], to: out + "/positions.json")
+        if let statsPath = options.value("stats") {
+            let spacing = result.spacing
+            let stats = JSON.object([
+                ("pages", .int(pages.count)),
+                ("shapingCacheHits", .int(result.shapingHits)), ("shapingCacheMisses", .int(result.shapingMisses)),
+                (
+                    "justifiedSpaces",
+                    .object([
+                        ("count", .int(spacing.count)), ("mean", .double(spacing.mean)),
+                        ("standardDeviation", .double(spacing.standardDeviation)),
+                    ])
+                ),
+                ("missingGlyphs", .int(result.chapters.reduce(0) { $0 + $1.missingGlyphs })),
+            ])
+            try Output.writeAtomically(stats.serializedBytes() + [0x0A], to: statsPath)
+        }
         if !options.flag("quiet") {
             let hitRate = result.shapingHits + result.shapingMisses == 0 ? 0 : 100 * Double(result.shapingHits) / Double(result.shapingHits + result.shapingMisses)
             fputs(

@@ -10,7 +10,7 @@ let usage = """
           [--profile NAME | --size WxH] [--dpi N] [--font-size PT] [--margin PT] [--line-height X]
           [--font FAMILY] [--align justify|left|right|center|start] [--theme light|sepia|dark]
           [--gray] [--dither] [--jobs N] [--pages RANGE] [--no-hyphenation] [--map-only]
-          [--no-publisher-styles] [--user-css FILE] [--quiet]
+          [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--quiet]
       profiles                the named device profiles
 
     options for every command that opens a book (raise the safety limits):
