@@ -27,7 +27,7 @@ struct LineBox {
 
 /// Inline formatting: a paragraph's text is split into segments (per style, bidi level, font and
 /// break opportunity), shaped, turned into boxes/glue/penalties, broken into lines, and positioned.
-struct InlineLayout {
+final class InlineLayout {
     let services: TextServices
     let shaper: Shaper
     let caches: InlineCaches
@@ -38,6 +38,20 @@ struct InlineLayout {
     let bookLanguage: String?
     let hyphenate: Bool
 
+    init(
+        services: TextServices, shaper: Shaper, caches: InlineCaches, buildItems: Bool, styles: [ComputedStyle], scale: Double,
+        bookLanguage: String?, hyphenate: Bool
+    ) {
+        self.services = services
+        self.shaper = shaper
+        self.caches = caches
+        self.buildItems = buildItems
+        self.styles = styles
+        self.scale = scale
+        self.bookLanguage = bookLanguage
+        self.hyphenate = hyphenate
+    }
+
     enum SegmentKind { case text, space, atom, forcedBreak }
 
     struct Segment {
@@ -45,7 +59,8 @@ struct InlineLayout {
         var end: Int
         var style: Int
         var level: UInt8
-        var face: FontFace?
+        /// Index into the chapter's face table (`caches.faces`); -1 for breaks and atoms.
+        var face: Int32
         var kind: SegmentKind
         var width: Double = 0
         /// A hyphenation point follows this segment (inside the same word).
@@ -58,6 +73,18 @@ struct InlineLayout {
     }
 
     func fontSize(_ style: ComputedStyle) -> Double { style.fontSize * scale }
+
+    /// Segments refer to faces by index so copying them costs no reference counting.
+    func faceIndex(_ face: FontFace) -> Int32 {
+        let id = ObjectIdentifier(face)
+        if let index = caches.faceIndex[id] { return index }
+        caches.faces.append(face)
+        let index = Int32(caches.faces.count - 1)
+        caches.faceIndex[id] = index
+        return index
+    }
+
+    func face(_ index: Int32) -> FontFace { caches.faces[Int(index)] }
 
     func request(_ style: ComputedStyle) -> FontRequest { FontRequest(style: style, bookLanguage: bookLanguage) }
 
@@ -135,8 +162,8 @@ struct InlineLayout {
         let text = paragraph.text
         var result: [Segment] = []
         for run in paragraph.runs {
-            let style = styles[run.style]
             let primary = primaryFace(style: run.style)
+            let primaryIndex = faceIndex(primary)
             var index = run.start
             while index < run.end {
                 let unit = text[index]
@@ -144,17 +171,17 @@ struct InlineLayout {
                 if unit == 0x20 {
                     var end = index + 1
                     while end < run.end && text[end] == 0x20 && (levels?[end] ?? 0) == level { end += 1 }
-                    result.append(Segment(start: index, end: end, style: run.style, level: level, face: primary, kind: .space))
+                    result.append(Segment(start: index, end: end, style: run.style, level: level, face: primaryIndex, kind: .space))
                     index = end
                     continue
                 }
                 if unit == 0x2028 || unit == 0x0A {
-                    result.append(Segment(start: index, end: index + 1, style: run.style, level: level, face: nil, kind: .forcedBreak))
+                    result.append(Segment(start: index, end: index + 1, style: run.style, level: level, face: -1, kind: .forcedBreak))
                     index += 1
                     continue
                 }
                 if unit == 0xFFFC, paragraph.atoms[index] != nil {
-                    result.append(Segment(start: index, end: index + 1, style: run.style, level: level, face: nil, kind: .atom))
+                    result.append(Segment(start: index, end: index + 1, style: run.style, level: level, face: -1, kind: .atom))
                     index += 1
                     continue
                 }
@@ -181,14 +208,14 @@ struct InlineLayout {
                     } else if primary.covers(scalar) || scalar.value == 0xAD {
                         scalarFace = primary
                     } else {
-                        scalarFace = services.fonts.fallbackFace(for: scalar, request: request(style)) ?? primary
+                        scalarFace = services.fonts.fallbackFace(for: scalar, request: request(styles[run.style])) ?? primary
                     }
                     if let face, face !== scalarFace { break }
                     if face == nil { face = scalarFace }
                     end += width
                 }
                 if end == index { end = index + 1 }
-                result.append(Segment(start: index, end: end, style: run.style, level: level, face: face ?? primary, kind: .text))
+                result.append(Segment(start: index, end: end, style: run.style, level: level, face: face.map(faceIndex) ?? primaryIndex, kind: .text))
                 index = end
             }
         }
@@ -203,6 +230,7 @@ struct InlineLayout {
     }
 
     static func attachesToPrevious(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < 0x300 { return false }
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .spacingMark, .format: return true
         default: return scalar.value == 0x200D || (0xFE00...0xFE0F).contains(scalar.value) || (0x1F3FB...0x1F3FF).contains(scalar.value)
@@ -214,8 +242,8 @@ struct InlineLayout {
         var result: [Segment] = []
         result.reserveCapacity(segments.count)
         for segment in segments {
-            let style = styles[segment.style]
-            guard segment.kind == .text, style.hyphens != .none, segment.end - segment.start >= 2 else {
+            let hyphens = styles[segment.style].hyphens
+            guard segment.kind == .text, hyphens != .none, segment.end - segment.start >= 2 else {
                 result.append(segment)
                 continue
             }
@@ -225,8 +253,8 @@ struct InlineLayout {
             // Foreign phrases inside a paragraph are not hyphenated: only the paragraph's own language
             // loads a dictionary (German's takes seconds to load for a handful of words).
             let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
-            let wordLanguage = style.language ?? bookLanguage
-            if points.isEmpty, style.hyphens == .auto, hyphenate, units.count >= Hyphenator.minimumWordLength,
+            let wordLanguage = styles[segment.style].language ?? bookLanguage
+            if points.isEmpty, hyphens == .auto, hyphenate, units.count >= Hyphenator.minimumWordLength,
                 let language = wordLanguage, language == paragraphLanguage
             {
                 // Hyphenate the letters of the word, leaving punctuation around it alone.
@@ -269,14 +297,14 @@ struct InlineLayout {
     func measure(_ segments: inout [Segment], _ paragraph: Paragraph) {
         for index in segments.indices {
             let segment = segments[index]
-            let style = styles[segment.style]
             switch segment.kind {
             case .text:
-                let shaped = shape(paragraph.text[segment.start..<segment.end], style: segment.style, face: segment.face!, rtl: segment.level & 1 == 1)
+                let shaped = shape(paragraph.text[segment.start..<segment.end], style: segment.style, face: face(segment.face), rtl: segment.level & 1 == 1)
                 if shaped.glyphs.contains(where: { $0.id == 0 }) { recordMissingGlyphs(paragraph, segment, shaped) }
-                segments[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped))
+                let letterSpacing = styles[segment.style].letterSpacing
+                segments[index].width = shaped.advance + (letterSpacing == 0 ? 0 : letterSpacing * scale * Double(clusterCount(shaped)))
             case .space:
-                segments[index].width = (spaceWidth(segment.style, face: segment.face!) + style.wordSpacing * scale) * Double(segment.end - segment.start)
+                segments[index].width = (spaceWidth(segment.style, face: face(segment.face)) + styles[segment.style].wordSpacing * scale) * Double(segment.end - segment.start)
             case .atom:
                 segments[index].width = atomSize(paragraph.atoms[segment.start]!).width
             case .forcedBreak:
@@ -315,7 +343,7 @@ struct InlineLayout {
             if let scalar = Unicode.Scalar(value), UnicodeInfo.isDefaultIgnorable(scalar) { continue }
             caches.missingGlyphs[value, default: 0] += 1
             if ProcessInfo.processInfo.environment["QUIRE_DEBUG_GLYPHS"] != nil {
-                print("missing", String(value, radix: 16), segment.face!.key, String(decoding: paragraph.text[segment.start..<segment.end], as: UTF16.self))
+                print("missing", String(value, radix: 16), face(segment.face).key, String(decoding: paragraph.text[segment.start..<segment.end], as: UTF16.self))
             }
         }
     }
@@ -331,7 +359,10 @@ struct InlineLayout {
     }
 
     func spaceWidth(_ style: Int, face: FontFace) -> Double {
-        shape([0x20][...], style: style, face: face, rtl: false).advance
+        if let width = caches.spaceWidths[style] { return width }
+        let width = shape([0x20][...], style: style, face: face, rtl: false).advance
+        caches.spaceWidths[style] = width
+        return width
     }
 
     func hyphenWidth(_ style: Int, face: FontFace) -> Double {
@@ -379,17 +410,16 @@ struct InlineLayout {
             itemSegment.append(segment)
         }
         for (index, segment) in segments.enumerated() {
-            let style = styles[segment.style]
             switch segment.kind {
             case .text, .atom:
                 if index > 0 {
                     let previous = segments[index - 1]
                     if previous.hyphenAfter && segment.kind == .text {
-                        add(.penalty(width: hyphenWidth(previous.style, face: previous.face!), penalty: 50, flagged: true), -1)
+                        add(.penalty(width: hyphenWidth(previous.style, face: face(previous.face)), penalty: 50, flagged: true), -1)
                     } else if previous.kind == .text || previous.kind == .atom, breakable[segment.start], styles[previous.style].whiteSpace.wraps {
                         let before = text[previous.end - 1]
                         if justify && Self.isCJK(before) && Self.isCJK(text[segment.start]) {
-                            add(.glue(width: 0, stretch: fontSize(style) * 0.15, shrink: 0), -1)
+                            add(.glue(width: 0, stretch: styles[segment.style].fontSize * scale * 0.15, shrink: 0), -1)
                         } else if before == 0x2D || before == 0x2010 || before == 0x2013 || before == 0x2014 {
                             add(.penalty(width: 0, penalty: 50, flagged: true), -1)
                         } else {
@@ -401,7 +431,7 @@ struct InlineLayout {
                 }
                 add(.box(width: segment.width), index)
             case .space:
-                if style.whiteSpace.wraps {
+                if styles[segment.style].whiteSpace.wraps {
                     add(.glue(width: segment.width, stretch: justify ? segment.width / 2 : 0, shrink: justify ? segment.width / 3 : 0), index)
                 } else {
                     add(.box(width: segment.width), index)
@@ -491,7 +521,7 @@ struct InlineLayout {
         for index in indices {
             let segment = segments[index]
             if segment.kind == .text, var last = pieces.last, last.kind == .text, last.end == segment.start, last.style == segment.style,
-                last.face === segment.face, last.level == segment.level
+                last.face === (segment.face >= 0 ? face(segment.face) : nil), last.level == segment.level
             {
                 last.end = segment.end
                 pieces[pieces.count - 1] = last
@@ -499,7 +529,7 @@ struct InlineLayout {
             }
             let width = segment.kind == .space ? (glue[index] ?? segment.width) : segment.width
             pieces.append(
-                Piece(start: segment.start, end: segment.end, style: segment.style, level: segment.level, face: segment.face,
+                Piece(start: segment.start, end: segment.end, style: segment.style, level: segment.level, face: segment.face >= 0 ? face(segment.face) : nil,
                       kind: segment.kind, width: width, hyphen: false))
         }
         if hyphenStyle != nil, let lastText = pieces.lastIndex(where: { $0.kind == .text }) { pieces[lastText].hyphen = true }
@@ -669,6 +699,9 @@ final class InlineCaches {
 
     var parameterIDs: [ParameterKey: Int] = [:]
     var primaryFaces: [Int: FontFace] = [:]
+    var spaceWidths: [Int: Double] = [:]
+    var faces: [FontFace] = []
+    var faceIndex: [ObjectIdentifier: Int32] = [:]
     var spacing = SpacingStatistics()
     /// Code points shaped to .notdef, with counts.
     var missingGlyphs: [UInt32: Int] = [:]

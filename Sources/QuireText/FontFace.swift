@@ -92,6 +92,12 @@ public final class FontFace: @unchecked Sendable {
         var x: hb_position_t = 0
         xHeight =
             hb_ot_metrics_get_position(font, HB_OT_METRICS_TAG_X_HEIGHT, &x) != 0 && x > 0 ? Double(x) : 0.5 * Double(upem)
+        var words: [UInt64] = [0, 0, 0, 0]
+        for value in UInt32(0)..<256 {
+            var glyph: hb_codepoint_t = 0
+            if hb_font_get_nominal_glyph(font, value, &glyph) != 0 { words[Int(value >> 6)] |= 1 << UInt64(value & 63) }
+        }
+        latinCoverage = (words[0], words[1], words[2], words[3])
         familyName = FontFace.readFamilyName(face) ?? source.key
         hasSmallCaps = FontFace.hasFeature(face, "smcp")
     }
@@ -102,13 +108,29 @@ public final class FontFace: @unchecked Sendable {
         memory?.deallocate()
     }
 
+    /// Coverage of U+0000–U+00FF, precomputed: most text in most books is in this range.
+    private let latinCoverage: (UInt64, UInt64, UInt64, UInt64)
+
     /// The glyph for a code point, if the face covers it.
     public func glyph(for scalar: Unicode.Scalar) -> UInt32? {
         var glyph: hb_codepoint_t = 0
         return hb_font_get_nominal_glyph(hbFont, scalar.value, &glyph) != 0 ? glyph : nil
     }
 
-    public func covers(_ scalar: Unicode.Scalar) -> Bool { glyph(for: scalar) != nil }
+    public func covers(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 256 {
+            let word: UInt64
+            switch value >> 6 {
+            case 0: word = latinCoverage.0
+            case 1: word = latinCoverage.1
+            case 2: word = latinCoverage.2
+            default: word = latinCoverage.3
+            }
+            return word & (1 << UInt64(value & 63)) != 0
+        }
+        return glyph(for: scalar) != nil
+    }
 
     /// Ascent and descent (both positive) in px at `size` px.
     public func ascent(at size: Double) -> Double { ascender / unitsPerEm * size }
