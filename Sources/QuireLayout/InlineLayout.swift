@@ -283,12 +283,14 @@ final class InlineLayout {
                 var part = segment
                 part.start = start
                 part.end = point
+                part.width = 0
                 part.hyphenAfter = true
                 result.append(part)
                 start = point
             }
             var last = segment
             last.start = start
+            last.width = 0
             result.append(last)
         }
         return result
@@ -297,6 +299,7 @@ final class InlineLayout {
     func measure(_ segments: inout [Segment], _ paragraph: Paragraph) {
         for index in segments.indices {
             let segment = segments[index]
+            if segment.width > 0 { continue }  // measured before hyphenation split other words
             switch segment.kind {
             case .text:
                 let shaped = shape(paragraph.text[segment.start..<segment.end], style: segment.style, face: face(segment.face), rtl: segment.level & 1 == 1)
@@ -382,25 +385,9 @@ final class InlineLayout {
             || (0x3000...0x303F).contains(unit)
     }
 
-    // MARK: Lines
-
-    func layout(_ paragraph: Paragraph, width available: Double, marker: GeneratedContent?) -> [LineBox] {
-        let blockStyle = paragraph.blockStyle
+    /// Boxes, glue and penalties for the segments (the line breaker's input) and, per item, its segment.
+    func breakItems(_ segments: [Segment], _ paragraph: Paragraph, breakable: [Bool], justify: Bool) -> ([BreakItem], [Int]) {
         let text = paragraph.text
-        let rtlParagraph = blockStyle.direction == .rtl
-        var levels: [UInt8]? = nil
-        if rtlParagraph || Bidi.needsResolution(text) {
-            levels = Bidi.levels(text, rightToLeft: rtlParagraph).levels
-        }
-        let language = blockStyle.language ?? bookLanguage
-        var breakable = [Bool](repeating: false, count: text.count + 1)
-        for opportunity in LineBreakOpportunities.find(in: text, language: language) where opportunity.offset <= text.count {
-            breakable[opportunity.offset] = true
-        }
-        var segments = hyphenated(segments(paragraph, levels: levels, breaks: breakable), paragraph)
-        measure(&segments, paragraph)
-
-        let justify = blockStyle.textAlign == .justify
         let fill = 1e6
         var items: [BreakItem] = []
         var itemSegment: [Int] = []
@@ -443,11 +430,47 @@ final class InlineLayout {
         }
         add(.glue(width: 0, stretch: fill, shrink: 0), -1)
         add(BreakItem.forcedBreak, -1)
+        return (items, itemSegment)
+    }
 
+    // MARK: Lines
+
+    func layout(_ paragraph: Paragraph, width available: Double, marker: GeneratedContent?) -> [LineBox] {
+        let blockStyle = paragraph.blockStyle
+        let text = paragraph.text
+        let rtlParagraph = blockStyle.direction == .rtl
+        var levels: [UInt8]? = nil
+        if rtlParagraph || Bidi.needsResolution(text) {
+            levels = Bidi.levels(text, rightToLeft: rtlParagraph).levels
+        }
+        let language = blockStyle.language ?? bookLanguage
+        var breakable = [Bool](repeating: false, count: text.count + 1)
+        for opportunity in LineBreakOpportunities.find(in: text, language: language) where opportunity.offset <= text.count {
+            breakable[opportunity.offset] = true
+        }
+        var segments = segments(paragraph, levels: levels, breaks: breakable)
+        measure(&segments, paragraph)
+        let justify = blockStyle.textAlign == .justify
         let indent = blockStyle.textIndent.resolve(against: available / scale) * scale
         let lineWidth: (Int) -> Double = { $0 == 0 ? available - indent : available }
-        let breaks: LineBreaks =
-            justify ? LineBreaker.breakLines(items, lineWidth: lineWidth) : LineBreaker.greedy(items, lineWidth: lineWidth)
+
+        var (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
+        var breaks: LineBreaks
+        // Like TeX: try without hyphenation at a strict tolerance first; hyphenate only the
+        // paragraphs that need it (it is both better typography and far less work).
+        var strict = LineBreakParameters()
+        strict.tolerance = 1
+        if justify, let result = LineBreaker.knuthPlass(items, lineWidth: lineWidth, parameters: strict) {
+            breaks = result
+        } else {
+            let split = hyphenated(segments, paragraph)
+            if split.count != segments.count {
+                segments = split
+                measure(&segments, paragraph)
+                (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
+            }
+            breaks = justify ? LineBreaker.breakLines(items, lineWidth: lineWidth) : LineBreaker.greedy(items, lineWidth: lineWidth)
+        }
 
         if justify { recordSpacing(items, breaks) }
         var lines: [LineBox] = []
