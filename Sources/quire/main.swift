@@ -12,6 +12,7 @@ let usage = """
           [--gray] [--dither] [--jobs N] [--pages RANGE] [--no-hyphenation] [--map-only]
           [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--quiet]
       profiles                the named device profiles
+      css-report BOOK [--json] every declaration of the book's CSS: applied, unsupported or invalid
 
     options for every command that opens a book (raise the safety limits):
       --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
@@ -43,6 +44,8 @@ func run(_ arguments: [String]) throws {
         try RenderCommand.run(rest)
     case "profiles":
         try ProfilesCommand.run(rest)
+    case "css-report":
+        try CSSReportCommand.run(rest)
     case "--help", "-h", "help":
         writeStdout(usage + "\n")
     case "--version":

@@ -1,0 +1,39 @@
+import Quire
+
+enum CSSReportCommand {
+    static func run(_ arguments: ArraySlice<String>) throws {
+        let options = try Arguments(arguments, valued: Arguments.limitFlags, boolean: ["json"])
+        guard options.positionals.count == 1 else { throw QuireError.usage("css-report takes one book: quire css-report BOOK [--json]") }
+        let container = try EPUBContainer.open(path: options.positionals[0], limits: try options.limits())
+        let publication = container.publication
+        var documents: [(tree: XMLTree, path: String)] = []
+        for spineItem in publication.spine {
+            guard let item = publication.item(for: spineItem), let path = item.path,
+                item.mediaType.contains("html") || item.mediaType.contains("xml")
+            else { continue }
+            guard let bytes = try? container.read(path: path),
+                let document = try? ContentDocument.parse(bytes, path: path, mediaType: item.mediaType, limits: container.archive.limits)
+            else { continue }
+            documents.append((document.tree, path))
+        }
+        let report = CSSReport.build(documents: documents, loadResource: { try? container.read(path: $0) })
+        if options.flag("json") {
+            writeStdout(bytes: report.json().serializedBytes() + [0x0A])
+            return
+        }
+        var lines = [
+            "Declarations: \(report.total)",
+            "  applied      \(report.applied) (\(String(format: "%.1f", report.appliedPercentage))%)",
+            "  unsupported  \(report.unsupported)",
+            "  invalid      \(report.invalid)",
+        ]
+        let top = report.topNotApplied.prefix(15)
+        if !top.isEmpty {
+            lines.append("Not applied, by property:")
+            for (name, counts) in top {
+                lines.append("  \(name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(counts.unsupported) unsupported, \(counts.invalid) invalid")
+            }
+        }
+        writeStdout(lines.joined(separator: "\n") + "\n")
+    }
+}
