@@ -106,6 +106,7 @@ public final class BookLayout: Sendable {
         var builder = BoxTreeBuilder(document: document, styles: styles)
         let root = builder.build()
         let caches = InlineCaches(worker: worker)
+        caches.bookFonts = bookFonts(styles.fontFaces, warnings: &warnings)
         let inline = InlineLayout(
             services: services, shaper: worker.shaper, caches: caches, buildItems: buildItems, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
             hyphenate: settings.hyphenation)
@@ -154,6 +155,35 @@ public final class BookLayout: Sendable {
         return ChapterLayout(
             spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount,
             missingGlyphs: missing, spacing: caches.spacing, warnings: warnings)
+    }
+
+    /// Faces for a chapter's @font-face rules: the first source that loads wins.
+    private func bookFonts(_ rules: [FontFaceRule], warnings: inout [Warning]) -> [BookFont] {
+        var fonts: [BookFont] = []
+        for rule in rules {
+            var loaded: FontFace?
+            for source in rule.sources {
+                guard case .url(let path) = source.kind else { continue }
+                if let format = source.format?.lowercased(), format.contains("woff2") || format == "svg" || format == "embedded-opentype" {
+                    continue
+                }
+                if let face = services.fonts.bookFace(name: path, data: { try container.read(path: path) }) {
+                    loaded = face
+                    break
+                }
+            }
+            guard let face = loaded else {
+                if !rule.sources.isEmpty {
+                    warnings.append(Warning("font-face", "no usable source for @font-face '\(rule.family)'"))
+                }
+                continue
+            }
+            fonts.append(
+                BookFont(
+                    family: rule.family, bold: rule.weight.lowerBound >= 600, italic: rule.style != .normal, face: face,
+                    unicodeRanges: rule.unicodeRanges))
+        }
+        return fonts
     }
 
     private func clip(_ item: DisplayItem, top: Double, bottom: Double) -> DisplayItem? {

@@ -91,7 +91,7 @@ final class InlineLayout {
     /// The primary face of a run style, resolved once per chapter (resolution takes a lock and string work).
     func primaryFace(style index: Int) -> FontFace {
         if let face = caches.primaryFaces[index] { return face }
-        let face = services.fonts.primaryFace(for: request(styles[index]))
+        let face = services.fonts.primaryFace(for: request(styles[index]), bookFonts: caches.bookFonts)
         caches.primaryFaces[index] = face
         return face
     }
@@ -524,7 +524,7 @@ final class InlineLayout {
         if let cached = paragraph.strutFace {
             strutFace = cached
         } else {
-            strutFace = services.fonts.primaryFace(for: request(blockStyle))
+            strutFace = services.fonts.primaryFace(for: request(blockStyle), bookFonts: caches.bookFonts)
             paragraph.strutFace = strutFace
         }
         var extent = metrics(blockStyle, face: strutFace)
@@ -677,7 +677,7 @@ final class InlineLayout {
             }
         }
         if let marker, !marker.text.isEmpty {
-            let face = services.fonts.primaryFace(for: request(marker.style))
+            let face = services.fonts.primaryFace(for: request(marker.style), bookFonts: caches.bookFonts)
             let units = Array(marker.text.utf16)
             let shaped = shaper.shape(units[...], parameters(marker.style, face: face, rtl: false))
             let gap = fontSize(marker.style) * 0.5
@@ -722,6 +722,9 @@ final class InlineCaches {
 
     var parameterIDs: [ParameterKey: Int] = [:]
     var primaryFaces: [Int: FontFace] = [:]
+    /// The chapter's own @font-face fonts (chapters never see each other's, so results do not
+    /// depend on which chapter a worker laid out first).
+    var bookFonts: [BookFont] = []
     var spaceWidths: [Int: Double] = [:]
     var faces: [FontFace] = []
     var faceIndex: [ObjectIdentifier: Int32] = [:]

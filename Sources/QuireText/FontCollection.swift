@@ -74,7 +74,6 @@ public final class FontCollection: @unchecked Sendable {
     public let fontsDirectory: String
     private let lock = NSLock()
     private var faces: [String: FontFace] = [:]
-    private var bookFonts: [BookFont] = []
     private var fallbackCache: [FallbackKey: FontFace?] = [:]
     public private(set) var warnings: [Warning] = []
 
@@ -111,10 +110,21 @@ public final class FontCollection: @unchecked Sendable {
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/" + marker) }
     }
 
-    public func register(_ font: BookFont) {
+    /// Loads a book's font once per archive path (bytes already de-obfuscated by the container).
+    public func bookFace(name: String, data: () throws -> [UInt8]) -> FontFace? {
+        let key = "book:" + name
+        lock.lock()
+        if let face = faces[key] {
+            lock.unlock()
+            return face
+        }
+        lock.unlock()
+        guard let bytes = try? data(), let face = try? FontFace(source: .memory(name: name, data: bytes, index: 0)) else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        bookFonts.append(font)
+        if let existing = faces[key] { return existing }
+        faces[key] = face
+        return face
     }
 
     /// Loads a face once per file.
@@ -144,10 +154,7 @@ public final class FontCollection: @unchecked Sendable {
 
     /// The primary face for a request: a matching book font, else the bundled face of the first
     /// family we know (unknown names are skipped), else the bundled serif.
-    public func primaryFace(for request: FontRequest) -> FontFace {
-        lock.lock()
-        let books = bookFonts
-        lock.unlock()
+    public func primaryFace(for request: FontRequest, bookFonts books: [BookFont] = []) -> FontFace {
         for family in request.families {
             let name = family.lowercased()
             let matches = books.filter { $0.family.lowercased() == name }
