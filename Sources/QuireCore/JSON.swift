@@ -24,6 +24,20 @@ public enum JSON: Sendable, Equatable {
     }
 
     public static func int(_ value: Int) -> JSON { .int(Int64(value)) }
+
+    /// From Foundation's JSON objects (JSONSerialization results), keys sorted for stable output.
+    public static func from(_ value: Any) -> JSON {
+        switch value {
+        case let string as String: return .string(string)
+        case let dictionary as [String: Any]:
+            return .object(dictionary.keys.sorted().map { ($0, from(dictionary[$0]!)) })
+        case let array as [Any]: return .array(array.map(from))
+        case let bool as Bool where String(describing: type(of: value)).contains("Bool"): return .bool(bool)
+        case let int as Int: return .int(Int64(int))
+        case let double as Double: return double.rounded() == double && abs(double) < 1e15 ? .int(Int64(double)) : .double(double)
+        default: return .null
+        }
+    }
     public static func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
 
     /// Serialises with two-space indentation (`pretty`) or compactly, always ending without a newline.
@@ -84,16 +98,18 @@ public enum JSON: Sendable, Equatable {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
     }
 
-    /// Doubles are written with up to 6 decimals, trailing zeros trimmed: stable and platform-independent.
+    /// Doubles are written with up to 9 decimals, trailing zeros trimmed: stable, platform-independent,
+    /// and precise enough that a progression × a chapter length rounds back to the same offset.
     static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
-        let scaled = (value * 1_000_000).rounded()
+        let scale = 1_000_000_000.0
+        let scaled = (value * scale).rounded()
         if scaled == 0 { return "0" }
         let negative = scaled < 0
         let magnitude = Int64(abs(scaled))
-        let whole = magnitude / 1_000_000
-        var fraction = String(magnitude % 1_000_000)
-        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        let whole = magnitude / Int64(scale)
+        var fraction = String(magnitude % Int64(scale))
+        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
         while fraction.hasSuffix("0") { fraction.removeLast() }
         return (negative ? "-" : "") + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
     }

@@ -16,11 +16,15 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupported(String)
     case cannotCreateOutput(path: String, reason: String)
     case io(String)
+    /// A position (page, Locator, CFI, XPointer, label…) that names nothing in the book.
+    case unresolvable(String)
 
+    /// 3 for a position that resolves to nothing (like grep's 1 for no match), then
     /// sysexits(3) conventions: 64 usage, 65 bad data, 66 cannot open input,
     /// 69 unsupported, 73 cannot create output, 74 I/O error.
     public var exitCode: Int32 {
         switch self {
+        case .unresolvable: return 3
         case .usage: return 64
         case .notAnEPUB, .corruptArchive, .missingContainer, .invalidPackageDocument, .invalidXML,
             .missingResource, .unsafeEntryName, .limitExceeded:
@@ -50,6 +54,7 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupported: return "unsupported"
         case .cannotCreateOutput: return "cannot-create-output"
         case .io: return "io"
+        case .unresolvable: return "unresolvable"
         }
     }
 
@@ -70,6 +75,7 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupported(let detail): return "unsupported: \(detail)"
         case .cannotCreateOutput(let path, let reason): return "cannot create output \(path): \(reason)"
         case .io(let detail): return "I/O error: \(detail)"
+        case .unresolvable(let detail): return "unresolvable: \(detail)"
         }
     }
 }

@@ -17,6 +17,8 @@ public struct ChapterLayout: Sendable {
     public var missingGlyphs: Int = 0
     public var spacing = SpacingStatistics()
     public var warnings: [Warning]
+    /// The parsed document, for positions (CFI and XPointer paths, text excerpts).
+    public var document: ContentDocument? = nil
 }
 
 /// The whole book: chapters are independent, so they are laid out in parallel and gathered in
@@ -154,7 +156,7 @@ public final class BookLayout: Sendable {
         }
         return ChapterLayout(
             spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount,
-            missingGlyphs: missing, spacing: caches.spacing, warnings: warnings)
+            missingGlyphs: missing, spacing: caches.spacing, warnings: warnings, document: document)
     }
 
     /// Faces for a chapter's @font-face rules: the first source that loads wins.

@@ -514,7 +514,7 @@ final class Cascade {
         case .maxHeight: full.style.maxHeight = lengthValue(v, context)
         case .float: full.style.float = FloatMode(rawValue: keyword(v)) ?? .none
         case .clear: full.style.clear = Clear(rawValue: keyword(v)) ?? .none
-        case .position: full.style.position = Position(rawValue: keyword(v)) ?? .static
+        case .position: full.style.position = PositioningScheme(rawValue: keyword(v)) ?? .static
         case .top: full.style.offsets.top = lengthOrAuto(v, context)
         case .right: full.style.offsets.right = lengthOrAuto(v, context)
         case .bottom: full.style.offsets.bottom = lengthOrAuto(v, context)

@@ -153,7 +153,7 @@ public enum BreakInside: String, Sendable, Hashable { case auto, avoid, avoidPag
 
 public enum FloatMode: String, Sendable, Hashable { case none, left, right }
 public enum Clear: String, Sendable, Hashable { case none, left, right, both }
-public enum Position: String, Sendable, Hashable { case `static`, relative, absolute, fixed, sticky }
+public enum PositioningScheme: String, Sendable, Hashable { case `static`, relative, absolute, fixed, sticky }
 public enum Visibility: String, Sendable, Hashable { case visible, hidden, collapse }
 public enum ObjectFit: String, Sendable, Hashable { case fill, contain, cover, none, scaleDown = "scale-down" }
 public enum WordBreak: String, Sendable, Hashable { case normal, breakAll = "break-all", keepAll = "keep-all", breakWord = "break-word" }
@@ -189,7 +189,7 @@ public struct ComputedStyle: Sendable, Hashable {
     public var maxHeight: Length? = nil
     public var float: FloatMode = .none
     public var clear: Clear = .none
-    public var position: Position = .static
+    public var position: PositioningScheme = .static
     public var offsets = Edges<LengthOrAuto>(all: .auto)  // top/right/bottom/left
     public var backgroundColor: Color = .transparent
     public var breakBefore: BreakBetween = .auto

@@ -129,7 +129,7 @@ enum RenderCommand {
             progress.finish()
             if let error = failure.error { throw error }
         }
-        let identity = PositionMap.BookIdentity(sha256: try PositionMap.sha256(ofFile: path))
+        let identity = try PositionMap.BookIdentity.of(file: path)
         let map = PositionMap.json(layout: layout, result: result, identity: identity, profileName: profileName, withImages: !mapOnly)
         try Output.writeAtomically(map.serializedBytes() + [0x0A], to: out + "/positions.json")
         if let statsPath = options.value("stats") {

@@ -13,12 +13,17 @@ let usage = """
           [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--quiet]
       profiles                the named device profiles
       css-report BOOK [--json] every declaration of the book's CSS: applied, unsupported or invalid
+      locate MAP QUERY [--json] [--book BOOK]
+                              the page holding a position, and its start Locator. QUERY is one of
+          --page N [--from OTHER_MAP]  --locator JSON|@FILE  --cfi S  --xpointer S
+          --progression HREF=F  --total-progression F  --position N [--convention readium|komga]
+          --label L  --toc TITLE
 
     options for every command that opens a book (raise the safety limits):
       --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
       --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
 
-    exit codes: 0 ok, 64 usage, 65 bad data (corrupt, invalid or hostile book), 66 cannot open input,
+    exit codes: 0 ok, 3 unresolvable position (locate), 64 usage, 65 bad data (corrupt, invalid or hostile book), 66 cannot open input,
     69 unsupported (DRM, not yet supported formats), 73 cannot create output, 74 I/O error
     """
 
@@ -46,6 +51,8 @@ func run(_ arguments: [String]) throws {
         try ProfilesCommand.run(rest)
     case "css-report":
         try CSSReportCommand.run(rest)
+    case "locate":
+        try LocateCommand.run(rest)
     case "--help", "-h", "help":
         writeStdout(usage + "\n")
     case "--version":

@@ -11,7 +11,7 @@ import Testing
         (.limitExceeded(limit: "l", detail: "d"), 65),
         (.notFound(path: "p"), 66), (.cannotOpen(path: "p", reason: "r"), 66),
         (.drmProtected("x"), 69), (.unsupported("x"), 69),
-        (.cannotCreateOutput(path: "p", reason: "r"), 73), (.io("x"), 74),
+        (.cannotCreateOutput(path: "p", reason: "r"), 73), (.io("x"), 74), (.unresolvable("x"), 3),
     ])
     func exitCodes(error: QuireError, code: Int32) {
         #expect(error.exitCode == code)

@@ -1,0 +1,64 @@
+import Foundation
+import QuireContainer
+import QuireCore
+import QuireDocument
+
+/// Resolves anchors that need the book's DOM (CFIs, XPointers, fragments, `#id` selectors) to
+/// positions. Every failure is an `unresolvable` error, never a nearby guess.
+public final class BookAnchors {
+    public let container: EPUBContainer
+    private var texts: [Int: DocumentText] = [:]
+
+    public init(container: EPUBContainer) { self.container = container }
+
+    public func text(spineIndex: Int) throws -> DocumentText {
+        if let text = texts[spineIndex] { return text }
+        let publication = container.publication
+        guard spineIndex >= 0, spineIndex < publication.spine.count, let item = publication.item(for: publication.spine[spineIndex]),
+            let path = item.path
+        else { throw QuireError.unresolvable("spine item \(spineIndex + 1) does not exist") }
+        let document = try ContentDocument.parse(container.read(path: path), path: path, mediaType: item.mediaType, limits: container.archive.limits)
+        let text = DocumentText(document)
+        texts[spineIndex] = text
+        return text
+    }
+
+    public func position(cfi: String, spineStep: Int) throws -> Position {
+        do {
+            let path = try CFI.parse(cfi)
+            let spineIndex = try CFI.spineIndex(of: path, spineStep: spineStep, itemrefIDs: container.publication.spine.map(\.id))
+            return Position(spineIndex: spineIndex, offset: try CFI.offset(of: path, in: text(spineIndex: spineIndex)))
+        } catch let error as UnresolvablePosition {
+            throw QuireError.unresolvable(error.reason)
+        }
+    }
+
+    public func position(xpointer: String) throws -> Position {
+        do {
+            let parsed = try XPointer.parse(xpointer)
+            let spineIndex = parsed.fragment - 1
+            guard spineIndex >= 0, spineIndex < container.publication.spine.count else {
+                throw UnresolvablePosition("DocFragment[\(parsed.fragment)] is outside the book's \(container.publication.spine.count) spine items")
+            }
+            return Position(spineIndex: spineIndex, offset: try XPointer.offset(of: parsed, in: text(spineIndex: spineIndex)))
+        } catch let error as UnresolvablePosition {
+            throw QuireError.unresolvable(error.reason)
+        }
+    }
+
+    /// An element id (from a fragment or a `#id` CSS selector) in a spine item.
+    public func position(spineIndex: Int, id: String) throws -> Position {
+        let text = try text(spineIndex: spineIndex)
+        if id.hasPrefix("epubcfi(") {
+            do {
+                return Position(spineIndex: spineIndex, offset: try CFI.offset(of: CFI.parse(id), in: text))
+            } catch let error as UnresolvablePosition {
+                throw QuireError.unresolvable(error.reason)
+            }
+        }
+        guard let node = text.document.ids[id] else {
+            throw QuireError.unresolvable("no element with id '\(id)' in \(text.document.path)")
+        }
+        return Position(spineIndex: spineIndex, offset: text.document.textOffset(atElement: node))
+    }
+}

@@ -1,0 +1,277 @@
+import QuireCore
+import QuireDocument
+import QuireXML
+
+/// EPUB Canonical Fragment Identifiers: even steps name elements, odd steps the text chunks between
+/// them, `[id]` assertions are checked, character offsets count UTF-16 units.
+public enum CFI {
+    public struct Step: Equatable, Sendable {
+        public var index: Int
+        public var assertion: String?
+    }
+
+    /// A parsed CFI path: steps before the `!` indirection, steps after, and the terminal offset.
+    public struct Path: Equatable, Sendable {
+        public var packageSteps: [Step]
+        public var contentSteps: [Step]
+        public var offset: Int?
+        public var sideBias: String?
+    }
+
+    // MARK: Generating
+
+    /// The full CFI for a position: `epubcfi(/6/N[itemref-id]!/4[body-id]/…/k:offset)`.
+    public static func make(spineStep: Int, spineIndex: Int, itemrefID: String?, text: DocumentText, offset: Int) -> String {
+        let itemStep = "/\(spineStep)/\((spineIndex + 1) * 2)" + assertion(itemrefID)
+        return "epubcfi(" + itemStep + "!" + contentPath(text: text, offset: offset) + ")"
+    }
+
+    /// The in-document part (`/4/2/1:12`) for a text offset.
+    public static func contentPath(text: DocumentText, offset: Int) -> String {
+        let tree = text.document.tree
+        guard let root = tree.root else { return "" }
+        guard let (node, local) = text.node(at: offset) else {
+            // No text at all: point at the body element.
+            return elementPath(to: text.document.body?.id ?? root.id, tree: tree)
+        }
+        let parent = tree.parent(of: node) ?? root.id
+        var elementsBefore = 0
+        for child in tree.childIDs(of: parent) {
+            if child == node { break }
+            if tree.kind(of: child) == .element { elementsBefore += 1 }
+        }
+        return elementPath(to: parent, tree: tree) + "/\(elementsBefore * 2 + 1):\(local)"
+    }
+
+    static func elementPath(to node: NodeID, tree: XMLTree) -> String {
+        var steps: [String] = []
+        var current = node
+        while let parent = tree.parent(of: current) {
+            var position = 0
+            for child in tree.childIDs(of: parent) where tree.kind(of: child) == .element {
+                position += 1
+                if child == current { break }
+            }
+            steps.append("/\(position * 2)" + assertion(tree.element(current)?.attribute("id")))
+            current = parent
+        }
+        return steps.reversed().joined()
+    }
+
+    static func assertion(_ id: String?) -> String {
+        guard let id, !id.isEmpty else { return "" }
+        var escaped = ""
+        for character in id {
+            if "[]^,();".contains(character) { escaped.append("^") }
+            escaped.append(character)
+        }
+        return "[\(escaped)]"
+    }
+
+    // MARK: Parsing
+
+    /// Parses `epubcfi(...)` (or a bare path). Ranges `epubcfi(P,S,E)` resolve to their start.
+    public static func parse(_ text: String) throws -> Path {
+        var body = text.trimmingWhitespace()
+        if body.hasPrefix("#") { body.removeFirst() }
+        if body.hasPrefix("epubcfi(") && body.hasSuffix(")") {
+            body = String(body.dropFirst(8).dropLast())
+        }
+        // Range: parent path, start, end.
+        let parts = splitUnescaped(body, on: ",")
+        if parts.count == 3 { body = parts[0] + parts[1] }
+        let halves = splitUnescaped(body, on: "!")
+        guard halves.count <= 2 else { throw UnresolvablePosition("a CFI has at most one indirection (!)") }
+        var (packageSteps, _, _) = try parseSteps(halves[0])
+        var contentSteps: [Step] = []
+        var offset: Int?
+        var side: String?
+        if halves.count == 2 {
+            (contentSteps, offset, side) = try parseSteps(halves[1])
+        } else {
+            // A document-relative CFI (as in page-list hrefs `doc.xhtml#epubcfi(/4/2/3:10)`).
+            (contentSteps, offset, side) = try parseSteps(halves[0])
+            packageSteps = []
+        }
+        return Path(packageSteps: packageSteps, contentSteps: contentSteps, offset: offset, sideBias: side)
+    }
+
+    private static func splitUnescaped(_ text: String, on separator: Character) -> [String] {
+        var parts: [String] = [""]
+        var escaped = false
+        var depth = 0
+        for character in text {
+            if escaped {
+                parts[parts.count - 1].append(character)
+                escaped = false
+                continue
+            }
+            if character == "^" {
+                escaped = true
+                parts[parts.count - 1].append(character)
+                continue
+            }
+            if character == "[" { depth += 1 }
+            if character == "]" { depth -= 1 }
+            if character == separator && depth == 0 {
+                parts.append("")
+            } else {
+                parts[parts.count - 1].append(character)
+            }
+        }
+        return parts
+    }
+
+    private static func parseSteps(_ text: String) throws -> ([Step], Int?, String?) {
+        var steps: [Step] = []
+        var offset: Int?
+        var side: String?
+        let characters = Array(text)
+        var index = 0
+        func readNumber() -> Int? {
+            var digits = ""
+            while index < characters.count, characters[index].isASCII, characters[index].isNumber {
+                digits.append(characters[index])
+                index += 1
+            }
+            return Int(digits)
+        }
+        func readBracket() throws -> String {
+            // characters[index] == "["
+            index += 1
+            var content = ""
+            var escaped = false
+            while index < characters.count {
+                let character = characters[index]
+                index += 1
+                if escaped {
+                    content.append(character)
+                    escaped = false
+                } else if character == "^" {
+                    escaped = true
+                } else if character == "]" {
+                    return content
+                } else {
+                    content.append(character)
+                }
+            }
+            throw UnresolvablePosition("unclosed [ in CFI")
+        }
+        while index < characters.count {
+            let character = characters[index]
+            if character == "/" {
+                index += 1
+                guard let number = readNumber() else { throw UnresolvablePosition("a CFI step needs a number") }
+                var assertion: String?
+                if index < characters.count && characters[index] == "[" {
+                    let content = try readBracket()
+                    assertion = content.split(separator: ";").first.map(String.init)
+                }
+                steps.append(Step(index: number, assertion: assertion))
+            } else if character == ":" {
+                index += 1
+                guard let number = readNumber() else { throw UnresolvablePosition("a CFI offset needs a number") }
+                offset = number
+                if index < characters.count && characters[index] == "[" {
+                    let content = try readBracket()
+                    if let range = content.range(of: "s=") { side = String(content[range.upperBound...].prefix(1)) }
+                }
+            } else if character == "~" || character == "@" {
+                // Temporal and spatial offsets do not apply to text positions; skip their numbers.
+                index += 1
+                _ = readNumber()
+                while index < characters.count, characters[index] == "." || characters[index] == ":" || characters[index].isNumber { index += 1 }
+            } else if character == "[" {
+                _ = try readBracket()
+            } else {
+                throw UnresolvablePosition("unexpected '\(character)' in CFI")
+            }
+        }
+        return (steps, offset, side)
+    }
+
+    // MARK: Resolving
+
+    /// The spine index named by the package part of a CFI, checking the itemref's id assertion.
+    public static func spineIndex(of path: Path, spineStep: Int, itemrefIDs: [String?]) throws -> Int {
+        guard path.packageSteps.count == 2 else {
+            throw UnresolvablePosition("the CFI does not go through the spine (/\(spineStep)/N!)")
+        }
+        guard path.packageSteps[0].index == spineStep else {
+            throw UnresolvablePosition("the CFI's first step /\(path.packageSteps[0].index) is not the spine (/\(spineStep))")
+        }
+        let step = path.packageSteps[1]
+        guard step.index % 2 == 0, step.index >= 2, step.index / 2 - 1 < itemrefIDs.count else {
+            throw UnresolvablePosition("the CFI names spine item /\(step.index), which does not exist")
+        }
+        let index = step.index / 2 - 1
+        if let assertion = step.assertion, !assertion.isEmpty, assertion != (itemrefIDs[index] ?? "") {
+            throw UnresolvablePosition("the CFI asserts itemref [\(assertion)] but spine item \(index + 1) is [\(itemrefIDs[index] ?? "")]")
+        }
+        return index
+    }
+
+    /// The text offset named by the in-document steps.
+    public static func offset(of path: Path, in text: DocumentText) throws -> Int {
+        let tree = text.document.tree
+        guard let root = tree.root else { throw UnresolvablePosition("the document is empty") }
+        var current = root.id
+        var steps = path.contentSteps[...]
+        // The first step selects the document element's children (`/4` = body in XHTML).
+        while let step = steps.first {
+            steps = steps.dropFirst()
+            let children = Array(tree.childIDs(of: current))
+            if step.index % 2 == 0 {
+                let elements = children.filter { tree.kind(of: $0) == .element }
+                guard step.index >= 2, step.index / 2 - 1 < elements.count else {
+                    throw UnresolvablePosition("CFI step /\(step.index) goes past the children of <\(tree.element(current)?.localName ?? "?")>")
+                }
+                let element = elements[step.index / 2 - 1]
+                if let assertion = step.assertion, !assertion.isEmpty, tree.element(element)?.attribute("id") != assertion {
+                    throw UnresolvablePosition("CFI id assertion [\(assertion)] does not match <\(tree.element(element)?.localName ?? "?")>")
+                }
+                current = element
+            } else {
+                // A text chunk: the text between element child k and k+1.
+                let elementsBefore = (step.index - 1) / 2
+                var seen = 0
+                var chunkStart: Int?
+                var chunkLength = 0
+                for child in children {
+                    if tree.kind(of: child) == .element {
+                        if seen == elementsBefore { break }
+                        seen += 1
+                        continue
+                    }
+                    if seen == elementsBefore {
+                        let start = text.document.textStarts[Int(child.index)]
+                        guard start >= 0 else { continue }
+                        if chunkStart == nil { chunkStart = Int(start) }
+                        chunkLength += tree.text(of: child).utf16.count
+                    }
+                }
+                guard seen == elementsBefore || elementsBefore == 0 else {
+                    throw UnresolvablePosition("CFI step /\(step.index) names a text chunk that does not exist")
+                }
+                let local = path.offset ?? 0
+                guard steps.isEmpty else { throw UnresolvablePosition("a CFI cannot step into text") }
+                if let chunkStart {
+                    guard local <= chunkLength else {
+                        throw UnresolvablePosition("CFI offset :\(local) is past the end of its text (\(chunkLength) characters)")
+                    }
+                    return chunkStart + local
+                }
+                // An empty chunk: the position between the elements (before the next one, or at the
+                // end of the parent's text when the chunk is the last).
+                let elements = children.filter { tree.kind(of: $0) == .element }
+                if elementsBefore < elements.count { return text.document.textOffset(atElement: elements[elementsBefore]) }
+                return text.document.textOffset(atElement: current) + (tree.element(current)?.textContent.utf16.count ?? 0)
+            }
+        }
+        if let offset = path.offset {
+            // An offset on an element step applies to its first text.
+            return text.document.textOffset(atElement: current) + offset
+        }
+        return text.document.textOffset(atElement: current)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Quire
+
+/// `quire locate MAP QUERY`: a position in any form → the page holding it, and that page's start
+/// Locator. Exit 3 when the query names nothing.
+enum LocateCommand {
+    static let valued: Set<String> = Arguments.limitFlags.union([
+        "page", "locator", "cfi", "xpointer", "progression", "total-progression", "position", "convention", "label", "toc", "from", "book",
+    ])
+
+    static func run(_ arguments: ArraySlice<String>) throws {
+        let options = try Arguments(arguments, valued: valued, boolean: ["json"])
+        guard options.positionals.count == 1 else { throw QuireError.usage("locate takes one map: quire locate MAP QUERY") }
+        let map = try MapIndex(path: options.positionals[0])
+        var anchors: BookAnchors?
+        func book() throws -> BookAnchors {
+            if let anchors { return anchors }
+            guard let path = options.value("book") else {
+                throw QuireError.usage("this query needs the book's DOM: add --book BOOK")
+            }
+            let container = try EPUBContainer.open(path: path, limits: try options.limits())
+            let sha = try PositionMap.sha256(ofFile: path)
+            guard sha == map.sha256 else { throw QuireError.unresolvable("--book is not the book this map was made from (sha256 differs)") }
+            let made = BookAnchors(container: container)
+            anchors = made
+            return made
+        }
+        let queries = ["page", "locator", "cfi", "xpointer", "progression", "total-progression", "position", "label", "toc"].filter { options.value($0) != nil }
+        guard queries.count == 1 else {
+            throw QuireError.usage("give exactly one of --page, --locator, --cfi, --xpointer, --progression, --total-progression, --position, --label, --toc")
+        }
+        let query = queries[0]
+        let value = options.value(query)!
+        var page: Int
+        var position: Position?
+        switch query {
+        case "page":
+            guard let number = Int(value) else { throw QuireError.usage("--page needs a number") }
+            if let from = options.value("from") {
+                // Cross-geometry: the same position in another map of the same book.
+                let source = try MapIndex(path: from)
+                guard source.sha256 == map.sha256 else {
+                    throw QuireError.unresolvable("the two maps are of different books (sha256 differs)")
+                }
+                let start = try source.startPosition(ofPage: number)
+                position = start
+                page = try map.page(of: start)
+            } else {
+                page = number
+                _ = try map.pageJSON(number)
+            }
+        case "locator":
+            let text: String
+            if value.hasPrefix("@") {
+                guard let data = FileManager.default.contents(atPath: String(value.dropFirst())) else {
+                    throw QuireError.cannotOpen(path: String(value.dropFirst()), reason: "cannot read locator")
+                }
+                text = String(decoding: data, as: UTF8.self)
+            } else {
+                text = value
+            }
+            guard let locator = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+                throw QuireError.usage("--locator needs a JSON object (or @file)")
+            }
+            (page, position) = try Locate.resolve(locator: locator, map: map, book: book)
+        case "cfi":
+            let found = try book().position(cfi: value, spineStep: map.spineStep)
+            position = found
+            page = try map.page(of: found)
+        case "xpointer":
+            let found = try book().position(xpointer: value)
+            position = found
+            page = try map.page(of: found)
+        case "progression":
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let fraction = Double(parts[1]) else { throw QuireError.usage("--progression takes href=FRACTION") }
+            guard let chapter = map.chapter(href: parts[0]) else { throw QuireError.unresolvable("href '\(parts[0])' is not in the book") }
+            guard fraction >= 0, fraction <= 1 else { throw QuireError.unresolvable("progression \(fraction) is outside 0…1") }
+            let found = Position(spineIndex: chapter.spineIndex, offset: Int((fraction * Double(chapter.length)).rounded()))
+            position = found
+            page = try map.page(of: found)
+        case "total-progression":
+            guard let fraction = Double(value) else { throw QuireError.usage("--total-progression takes a number from 0 to 1") }
+            let found = try map.position(totalProgression: fraction)
+            position = found
+            page = try map.page(of: found)
+        case "position":
+            guard let number = Int(value) else { throw QuireError.usage("--position takes a number") }
+            let convention = try convention(options.value("convention"))
+            page = try map.page(position: number, convention: convention)
+        case "label":
+            page = try map.page(label: value)
+        default:
+            page = try map.page(tocTitle: value)
+        }
+        let entry = try map.pageJSON(page)
+        let locator = Locate.startLocator(entry)
+        if options.flag("json") {
+            var object: [String: Any] = ["page": page, "matched": query, "locator": locator]
+            if let position { object["position"] = ["spineIndex": position.spineIndex, "offset": position.offset] }
+            writeStdout(bytes: JSON.from(object).serializedBytes(pretty: false) + [0x0A])
+        } else {
+            writeStdout("\(page)\n")
+            writeStdout(bytes: JSON.from(locator).serializedBytes(pretty: false) + [0x0A])
+        }
+    }
+
+    static func convention(_ value: String?) throws -> PositionsConvention {
+        guard let value else { return .readium }
+        guard let convention = PositionsConvention(rawValue: value) else { throw QuireError.usage("--convention is readium or komga") }
+        return convention
+    }
+
+}
