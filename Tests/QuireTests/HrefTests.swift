@@ -55,7 +55,8 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(value.serialized(), value.serialized())
         XCTAssertTrue(value.serialized().contains("\n  \"a\": [\n    \"x"))
         XCTAssertEqual(JSON.double(-2.5).serialized(), "-2.5")
-        XCTAssertEqual(JSON.double(1e-9).serialized(), "0")
+        XCTAssertEqual(JSON.double(1e-9).serialized(), "0.000000001")
+        XCTAssertEqual(JSON.double(1e-10).serialized(), "0")
     }
 
     func testByteSizes() {
