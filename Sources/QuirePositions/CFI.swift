@@ -8,6 +8,11 @@ public enum CFI {
     public struct Step: Equatable, Sendable {
         public var index: Int
         public var assertion: String?
+
+        public init(index: Int, assertion: String?) {
+            self.index = index
+            self.assertion = assertion
+        }
     }
 
     /// A parsed CFI path: steps before the `!` indirection, steps after, and the terminal offset.

@@ -15,10 +15,12 @@ public enum XPointer {
             return path + "/body"
         }
         path += elementPath(from: body.id, to: parent, tree: tree)
+        // crengine drops blank text nodes: a position in one is named by its element.
+        if isBlank(tree.text(of: node)) { return path }
         // Which non-blank text child, and the offset in scalars.
         var textIndex = 0
         for child in tree.childIDs(of: parent) where tree.kind(of: child) == .text {
-            if !isBlank(tree.text(of: child)) || child == node { textIndex += 1 }
+            if !isBlank(tree.text(of: child)) { textIndex += 1 }
             if child == node { break }
         }
         let nodeText = Array(tree.text(of: node).utf16)
