@@ -94,7 +94,7 @@ public enum ImageDecoder {
     static func renderSVG(_ bytes: [UInt8], width: Int, height: Int) throws -> DecodedImage {
         var error: UnsafeMutablePointer<GError>?
         func failure(_ what: String) -> QuireError {
-            let reason = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
+            let reason = error.flatMap { $0.pointee.message.map { String(cString: $0).collapsingWhitespace() } } ?? "unknown error"
             if let error { g_error_free(error) }
             return QuireError.invalidImage("SVG: \(what): \(reason)")
         }
