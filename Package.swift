@@ -59,7 +59,9 @@ let package = Package(
             name: "QuireLayout",
             dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText"]),
         // Display lists to pixels (cairo) and PNG files (libpng).
-        .target(name: "QuirePaint", dependencies: ["QuireCore", "QuireText", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
+        .target(
+            name: "QuirePaint",
+            dependencies: ["QuireCore", "QuireText", "QuireImages", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
         // The position map: pages tied to semantic positions (spine item + text offset).
         .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout"]),
         // The public umbrella: `import Quire`.

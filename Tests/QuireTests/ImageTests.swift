@@ -1,3 +1,4 @@
+import CCairo
 import Foundation
 import Quire
 import XCTest
@@ -404,5 +405,43 @@ struct SplitMix {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+final class ImageBudgetTests: XCTestCase {
+    /// Interlaced PNG and GIF need a full-size buffer: above the limit they are refused, not decoded.
+    func testFullBufferFormatsRespectTheBufferLimit() throws {
+        var limits = Limits()
+        limits.maxImageBufferPixels = 50
+        let interlaced = F.png(width: 10, height: 10, depth: 8, color: 0, interlaced: true) { _, _ in [7] }
+        let gif = F.gif(width: 10, height: 10, palette: [0, 0, 0, 9, 9, 9]) { _, _ in 1 }
+        for bytes in [interlaced, gif] {
+            let info = try ImageInfo.measure(bytes)
+            assertThrows({ _ = try ImageDecoder.decode(bytes, info: info, maxWidth: 5, maxHeight: 5, limits: limits) }, kind: "limit-exceeded")
+        }
+        // Row-by-row formats need no full-size buffer, so the same limit does not stop them.
+        let plain = F.png(width: 10, height: 10, depth: 8, color: 0) { _, _ in [7] }
+        let image = try ImageDecoder.decode(plain, info: try ImageInfo.measure(plain), maxWidth: 5, maxHeight: 5, limits: limits)
+        XCTAssertEqual([image.width, image.height], [5, 5])
+    }
+
+    func testImagePainterScalesIntoARect() throws {
+        let bytes = F.png(width: 2, height: 1, depth: 8, color: 2) { x, _ in x == 0 ? [255, 0, 0] : [0, 0, 255] }
+        let image = try ImageDecoder.decode(bytes, info: try ImageInfo.measure(bytes), maxWidth: 10, maxHeight: 10)
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 40, 20)!
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)!
+        ImagePainter.draw(image, in: Rect(x: 10, y: 5, width: 20, height: 10), cr: cr)
+        cairo_destroy(cr)
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let data = cairo_image_surface_get_data(surface)!
+        func word(_ x: Int, _ y: Int) -> UInt32 {
+            UnsafeRawPointer(data).load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
+        }
+        XCTAssertEqual(word(12, 10), 0xFFFF_0000)
+        XCTAssertEqual(word(27, 10), 0xFF00_00FF)
+        XCTAssertEqual(word(5, 10), 0, "outside the rect")
+        XCTAssertEqual(word(12, 2), 0, "outside the rect")
     }
 }
