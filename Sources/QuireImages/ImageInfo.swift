@@ -45,6 +45,9 @@ public struct ImageInfo: Sendable, Hashable {
     public var dpiX: Double?
     public var dpiY: Double?
     public var isAnimated: Bool
+    /// False for an SVG without absolute width and height: its size then comes from the viewBox
+    /// (or CSS's 300×150 default) and says little more than the aspect ratio.
+    public var hasIntrinsicSize = true
 
     public init(
         format: ImageFormat, pixelWidth: Int, pixelHeight: Int, orientation: Int = 1, dpiX: Double? = nil,

@@ -17,6 +17,7 @@ enum SVGHeader {
         let viewBox = attributes["viewBox"].flatMap(parseViewBox)
         var width = attributes["width"].flatMap(parseLength)
         var height = attributes["height"].flatMap(parseLength)
+        let intrinsic = width != nil && height != nil
         if let box = viewBox {
             if width == nil && height == nil {
                 width = box.width
@@ -30,7 +31,9 @@ enum SVGHeader {
         // CSS's default size for a replaced element with no intrinsic dimensions.
         let w = width ?? 300, h = height ?? 150
         func pixels(_ v: Double) -> Int { v.isFinite ? max(1, Int(min(v, 1e9).rounded())) : 1 }
-        return ImageInfo(format: .svg, pixelWidth: pixels(w), pixelHeight: pixels(h))
+        var info = ImageInfo(format: .svg, pixelWidth: pixels(w), pixelHeight: pixels(h))
+        info.hasIntrinsicSize = intrinsic
+        return info
     }
 
     static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }

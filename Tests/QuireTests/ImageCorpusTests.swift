@@ -32,6 +32,9 @@ final class ImageCorpusTests: XCTestCase {
             }
             outcome.measureSeconds += Date().timeIntervalSince(start)
             outcome.formats[info.format, default: 0] += 1
+            if items.count <= 3 {
+                print("  \(item.href): \(info.format) \(info.width)×\(info.height) animated \(info.isAnimated)")
+            }
             let decodeStart = Date()
             do {
                 let image = try ImageDecoder.decode(bytes, info: info, maxWidth: 400, maxHeight: 400)

@@ -133,6 +133,7 @@ final class ImageMeasureTests: XCTestCase {
             let info = try ImageInfo.measure(Array(text.utf8))
             XCTAssertEqual(info.format, .svg, text)
             XCTAssertEqual([info.width, info.height], [w, h], text)
+            XCTAssertEqual(info.hasIntrinsicSize, text.contains("width") && text.contains("height") && !text.contains("%"), text)
         }
         assertThrows({ _ = try ImageInfo.measure(Array("<html><svg width='1'/></html>".utf8)) }, kind: "invalid-image")
         assertThrows({ _ = try ImageInfo.measure(Array("<svg width='1".utf8)) }, kind: "invalid-image")
