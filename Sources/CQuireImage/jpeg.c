@@ -106,8 +106,9 @@ int quire_jpeg_decode(const uint8_t *data, size_t size, int width, int height, l
     return QUIRE_IMAGE_OK;
 }
 
-int quire_jpeg_encode(const uint8_t *rgb, int width, int height, int quality, int progressive, int cmyk,
+int quire_jpeg_encode(const uint8_t *rgb, int width, int height, int quality, int progressive, int color,
                       int orientation, int dpi, uint8_t **out, size_t *out_size) {
+    int cmyk = color == 1 || color == 2;
     struct jpeg_compress_struct cinfo;
     ErrorContext context = {0};
     cinfo.err = jpeg_std_error(&context.manager);
@@ -131,6 +132,8 @@ int quire_jpeg_encode(const uint8_t *rgb, int width, int height, int quality, in
     cinfo.input_components = cmyk ? 4 : 3;
     cinfo.in_color_space = cmyk ? JCS_CMYK : JCS_RGB;
     jpeg_set_defaults(&cinfo);
+    if (color == 2) jpeg_set_colorspace(&cinfo, JCS_YCCK);
+    if (color == 3) jpeg_set_colorspace(&cinfo, JCS_GRAYSCALE);
     jpeg_set_quality(&cinfo, quality, TRUE);
     if (progressive) jpeg_simple_progression(&cinfo);
     if (dpi > 0) {

@@ -108,7 +108,7 @@ enum ImageFixtures {
     // MARK: JPEG and WebP through the C helpers
 
     static func jpeg(
-        width: Int, height: Int, quality: Int = 95, progressive: Bool = false, cmyk: Bool = false, orientation: Int = 0,
+        width: Int, height: Int, quality: Int = 95, progressive: Bool = false, color: Int = 0, orientation: Int = 0,
         dpi: Int = 0, rgb: (Int, Int) -> (UInt8, UInt8, UInt8)
     ) -> [UInt8] {
         var pixels = [UInt8]()
@@ -122,7 +122,7 @@ enum ImageFixtures {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         let status = quire_jpeg_encode(
-            pixels, Int32(width), Int32(height), Int32(quality), progressive ? 1 : 0, cmyk ? 1 : 0, Int32(orientation),
+            pixels, Int32(width), Int32(height), Int32(quality), progressive ? 1 : 0, Int32(color), Int32(orientation),
             Int32(dpi), &out, &size)
         precondition(status == 0 && out != nil)
         defer { quire_image_free(out) }

@@ -257,8 +257,14 @@ final class ImageDecodeTests: XCTestCase {
         let progressive = F.jpeg(width: 64, height: 48, progressive: true) { x, y in quadrant(x, y, 64, 48) }
         assertQuadrants(try decode(progressive, 32, 32), tolerance: 10)
 
-        let cmyk = F.jpeg(width: 64, height: 64, cmyk: true) { x, y in quadrant(x, y, 64, 64) }
+        let cmyk = F.jpeg(width: 64, height: 64, color: 1) { x, y in quadrant(x, y, 64, 64) }
         assertQuadrants(try decode(cmyk, 64, 64), tolerance: 10)
+        let ycck = F.jpeg(width: 64, height: 64, color: 2) { x, y in quadrant(x, y, 64, 64) }
+        assertQuadrants(try decode(ycck, 32, 32), tolerance: 10)
+        let grey = F.jpeg(width: 16, height: 16, color: 3) { x, _ in x < 8 ? (0, 0, 0) : (255, 255, 255) }
+        let greyImage = try decode(grey, 16, 16)
+        F.assertColor(greyImage, 2, 8, (0, 0, 0), tolerance: 6)
+        F.assertColor(greyImage, 13, 8, (255, 255, 255), tolerance: 6)
 
         // Orientation 6: the stored left half (red) is the displayed top.
         let turned = F.jpeg(width: 64, height: 32, orientation: 6) { x, _ in x < 32 ? (255, 0, 0) : (0, 0, 255) }

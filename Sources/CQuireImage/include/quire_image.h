@@ -39,9 +39,10 @@ void quire_orient(const uint8_t *src, int src_width, int src_height, int src_str
 
 // Encoders for tests: images generated at test time, no external tools needed.
 
-/// JPEG from packed RGB. `cmyk` writes an Adobe (inverted) CMYK JPEG of the same colours; `orientation` > 0
+/// JPEG from packed RGB. `color` 0 stores YCbCr, 1 Adobe (inverted) CMYK of the same colours, 2 YCCK,
+/// 3 greyscale; `orientation` > 0
 /// adds an EXIF APP1 with that tag; `dpi` > 0 writes JFIF density in dots per inch. Free with `quire_image_free`.
-int quire_jpeg_encode(const uint8_t *rgb, int width, int height, int quality, int progressive, int cmyk,
+int quire_jpeg_encode(const uint8_t *rgb, int width, int height, int quality, int progressive, int color,
                       int orientation, int dpi, uint8_t **out, size_t *out_size);
 
 /// WebP from packed RGBA (lossless when `quality` < 0). Free with `quire_image_free`.
