@@ -23,11 +23,18 @@ let package = Package(
         .systemLibrary(
             name: "CFribidi", path: "Sources/CFribidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(
+            name: "CRsvg", path: "Sources/CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
         // libhyphen ships no .pc file: the module map's `link "hyphen"` and /usr/include/hyphen.h do it.
         .systemLibrary(name: "CHyphen", path: "Sources/CHyphen", providers: [.apt(["libhyphen-dev"])]),
         // Small C targets where Swift can't reach: ICU's version-suffixed API, libpng's setjmp errors and pixel loops.
         .target(name: "CQuireICU", linkerSettings: [.linkedLibrary("icuuc")]),
         .target(name: "CQuirePNG", linkerSettings: [.linkedLibrary("png16")]),
+        .target(
+            name: "CQuireImage",
+            linkerSettings: [
+                .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
+            ]),
 
         // Errors, limits, hashing, JSON: no C dependencies.
         .target(name: "QuireCore"),
@@ -45,27 +52,31 @@ let package = Package(
             dependencies: [
                 "QuireCore", "QuireStyle", "CHarfBuzz", "CFreeType", "CFontconfig", "CFribidi", "CHyphen", "CQuireICU",
             ]),
+        // Images: sizes from headers only, and decoding to a size budget (PNG, JPEG, GIF, WebP, SVG).
+        .target(name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CRsvg", "CCairo"]),
         // Boxes, lines, pages: styled documents to per-page display lists.
         .target(
             name: "QuireLayout",
             dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText"]),
         // Display lists to pixels (cairo) and PNG files (libpng).
-        .target(name: "QuirePaint", dependencies: ["QuireCore", "QuireText", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
+        .target(
+            name: "QuirePaint",
+            dependencies: ["QuireCore", "QuireText", "QuireImages", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
         // The position map: pages tied to semantic positions (spine item + text offset).
         .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout"]),
         // The public umbrella: `import Quire`.
         .target(
             name: "Quire",
             dependencies: [
-                "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireLayout",
-                "QuirePaint", "QuirePositions",
+                "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages",
+                "QuireLayout", "QuirePaint", "QuirePositions",
             ]),
         // CLI only: argument parsing and wiring.
         .executableTarget(name: "quire", dependencies: ["Quire"]),
 
         .testTarget(
             name: "QuireTests",
-            dependencies: ["Quire", "quire", "CLibXML2", "CFreeType", "CZip"]),
+            dependencies: ["Quire", "quire", "CLibXML2", "CFreeType", "CZip", "CQuireImage", "CQuirePNG"]),
     ],
     swiftLanguageModes: [.v6]
 )

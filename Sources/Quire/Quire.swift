@@ -2,6 +2,7 @@
 @_exported import QuireContainer
 @_exported import QuireCore
 @_exported import QuireDocument
+@_exported import QuireImages
 @_exported import QuireLayout
 @_exported import QuirePaint
 @_exported import QuirePositions

@@ -10,6 +10,12 @@ public struct Limits: Sendable, Equatable {
     public static let compressionRatioMinimumSize: Int64 = 1 << 20  // 1 MiB
     public static let defaultMaxXMLDocumentSize = 256 << 20  // 256 MiB
     public static let defaultMaxXMLDepth = 1_000
+    /// An image header claiming more than this in either direction, or more pixels in all, is refused
+    /// before any decoding (the caller shows a placeholder).
+    public static let defaultMaxImageDimension = 50_000
+    public static let defaultMaxImagePixels = 200_000_000
+    /// Interlaced PNG and GIF need a full-size buffer while decoding; above this they are refused.
+    public static let defaultMaxImageBufferPixels = 50_000_000
 
     public var maxEntryCount = Limits.defaultMaxEntryCount
     public var maxTotalUncompressedSize = Limits.defaultMaxTotalUncompressedSize
@@ -17,6 +23,9 @@ public struct Limits: Sendable, Equatable {
     public var maxCompressionRatio = Limits.defaultMaxCompressionRatio
     public var maxXMLDocumentSize = Limits.defaultMaxXMLDocumentSize
     public var maxXMLDepth = Limits.defaultMaxXMLDepth
+    public var maxImageDimension = Limits.defaultMaxImageDimension
+    public var maxImagePixels = Limits.defaultMaxImagePixels
+    public var maxImageBufferPixels = Limits.defaultMaxImageBufferPixels
 
     public init() {}
 

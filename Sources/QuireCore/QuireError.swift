@@ -9,6 +9,8 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingContainer
     case invalidPackageDocument(String)
     case invalidXML(document: String, reason: String)
+    /// An image whose header or data is corrupt or truncated.
+    case invalidImage(String)
     case missingResource(href: String, context: String)
     case unsafeEntryName(String)
     case drmProtected(String)
@@ -27,7 +29,7 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unresolvable: return 3
         case .usage: return 64
         case .notAnEPUB, .corruptArchive, .missingContainer, .invalidPackageDocument, .invalidXML,
-            .missingResource, .unsafeEntryName, .limitExceeded:
+            .invalidImage, .missingResource, .unsafeEntryName, .limitExceeded:
             return 65
         case .notFound, .cannotOpen: return 66
         case .drmProtected, .unsupported: return 69
@@ -47,6 +49,7 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .missingContainer: return "missing-container"
         case .invalidPackageDocument: return "invalid-package-document"
         case .invalidXML: return "invalid-xml"
+        case .invalidImage: return "invalid-image"
         case .missingResource: return "missing-resource"
         case .unsafeEntryName: return "unsafe-entry-name"
         case .drmProtected: return "drm-protected"
@@ -68,6 +71,7 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .missingContainer: return "missing container: META-INF/container.xml is not in the archive"
         case .invalidPackageDocument(let detail): return "invalid package document: \(detail)"
         case .invalidXML(let document, let reason): return "invalid XML in \(document): \(reason)"
+        case .invalidImage(let detail): return "invalid image: \(detail)"
         case .missingResource(let href, let context): return "missing resource href: \(href) (\(context))"
         case .unsafeEntryName(let name): return "unsafe archive entry name (escapes the container root): \(name)"
         case .drmProtected(let detail): return "DRM-protected: \(detail)"

@@ -3,6 +3,7 @@ import CFreeType
 import CQuirePNG
 import Foundation
 import QuireCore
+import QuireImages
 import QuireLayout
 import QuireStyle
 import QuireText
@@ -226,5 +227,32 @@ public enum PainterSurface {
             }
         }
         return bounds.map { (minX: $0.0, minY: $0.1, maxX: $0.2, maxY: $0.3) }
+    }
+}
+
+public enum ImagePainter {
+    /// Draws decoded pixels scaled into `rect` (bilinear when scaled up, cairo's GOOD filter).
+    public static func draw(_ image: DecodedImage, in rect: Rect, cr: OpaquePointer) {
+        guard image.width > 0, image.height > 0, rect.width > 0, rect.height > 0 else { return }
+        image.pixels.withUnsafeBufferPointer { buffer in
+            // cairo only reads a source surface; the surface never outlives this closure.
+            guard let base = buffer.baseAddress,
+                let surface = cairo_image_surface_create_for_data(
+                    UnsafeMutablePointer(mutating: base), CAIRO_FORMAT_ARGB32, Int32(image.width), Int32(image.height),
+                    Int32(image.stride))
+            else { return }
+            cairo_save(cr)
+            cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
+            cairo_clip(cr)
+            cairo_translate(cr, rect.x, rect.y)
+            cairo_scale(cr, rect.width / Double(image.width), rect.height / Double(image.height))
+            cairo_set_source_surface(cr, surface, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+            cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
+            cairo_paint(cr)
+            cairo_restore(cr)  // drops the pattern's reference to the surface
+            cairo_surface_finish(surface)
+            cairo_surface_destroy(surface)
+        }
     }
 }

@@ -7,6 +7,7 @@ import Testing
         (QuireError.usage("x"), Int32(64)),
         (.notAnEPUB("x"), 65), (.corruptArchive("x"), 65), (.missingContainer, 65),
         (.invalidPackageDocument("x"), 65), (.invalidXML(document: "d", reason: "r"), 65),
+        (.invalidImage("x"), 65),
         (.missingResource(href: "h", context: "c"), 65), (.unsafeEntryName("../x"), 65),
         (.limitExceeded(limit: "l", detail: "d"), 65),
         (.notFound(path: "p"), 66), (.cannotOpen(path: "p", reason: "r"), 66),
