@@ -57,7 +57,7 @@ let package = Package(
         // Boxes, lines, pages: styled documents to per-page display lists.
         .target(
             name: "QuireLayout",
-            dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText"]),
+            dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages"]),
         // Display lists to pixels (cairo) and PNG files (libpng).
         .target(
             name: "QuirePaint",

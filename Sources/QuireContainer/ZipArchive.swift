@@ -61,11 +61,11 @@ public final class ZipArchive: @unchecked Sendable {
         return try read(entry)
     }
 
-    public func read(_ entry: ZipEntry) throws -> [UInt8] {
+    public func read(_ entry: ZipEntry, maxBytes: Int? = nil) throws -> [UInt8] {
         guard !entry.isEncrypted else {
             throw QuireError.drmProtected("archive entry \(entry.name) is encrypted")
         }
-        let size = Int(entry.uncompressedSize)
+        let size = min(Int(entry.uncompressedSize), maxBytes ?? Int.max)
         lock.lock()
         defer { lock.unlock() }
         guard let file = zip_fopen_index(handle, zip_uint64_t(entry.index), 0) else {

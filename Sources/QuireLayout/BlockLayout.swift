@@ -206,17 +206,26 @@ struct BlockLayout {
     }
 
     func layoutReplaced(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
-        var w = (box.width ?? box.height ?? 100) * scale
-        var h = (box.height ?? box.width ?? 100) * scale
-        if box.width != nil, box.height == nil { h = w }
-        // Contain within the content box, keeping the aspect ratio.
+        let used = usedImageSize(box, containingWidth: width / scale)
+        var w = used.width * scale
+        var h = used.height * scale
+        // Contain within the content box, keeping the aspect ratio (images are never split).
         let fit = min(1, width / max(w, 1), pageHeight / max(h, 1))
         w *= fit
         h *= fit
+        let marginTop = px(box.style.margin.top.resolve(against: width / scale) ?? 0)
+        let marginBottom = px(box.style.margin.bottom.resolve(against: width / scale) ?? 0)
+        flow.collapseMargin(marginTop)
         let slice = flow.addSlice(height: h, start: box.offset)
         let top = flow.slices[slice].top
-        let x = left + max(0, (width - w) / 2)
-        flow.add(.image(ImageBox(rect: Rect(x: x, y: top, width: w, height: h), resource: box.resource, alt: box.alt, state: .placeholder), altText: nil), slice: slice)
+        let x: Double
+        switch (box.style.margin.left, box.style.margin.right) {
+        case (.auto, .auto): x = left + max(0, (width - w) / 2)
+        case (.auto, _): x = left + max(0, width - w)
+        default: x = left + (box.style.margin.left.resolve(against: width / scale).map(px) ?? 0)
+        }
+        flow.add(.image(ImageBox(rect: Rect(x: x, y: top, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState), altText: nil), slice: slice)
+        flow.collapseMargin(marginBottom)
     }
 
     /// Tables: equal-width columns for now; each row is one unbreakable slice.

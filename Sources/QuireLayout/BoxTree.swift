@@ -1,3 +1,4 @@
+import QuireContainer
 import QuireCore
 import QuireDocument
 import QuireStyle
@@ -31,14 +32,30 @@ struct TableNode {
 
 /// An image or other replaced element. Sizes are CSS px; nil means unknown until measured.
 struct ReplacedBox {
+    /// Provisional sides (CSS px) for an image not yet measured, and for one that cannot be.
+    static let unknownSide = 24.0
+    static let failedSide = 150.0
+
     var style: ComputedStyle
     var node: NodeID
+    /// The image's archive path (nil for external or missing references).
     var resource: String?
     var alt: String
+    /// The width/height attributes (or a viewBox) in CSS px.
     var width: Double?
     var height: Double?
     /// Source offset where the element sits in the text.
     var offset: Int
+    /// From settling: nil until measured.
+    var measurement: ImageMeasurement?
+
+    var displayState: ImageBox.State {
+        switch measurement {
+        case .measured?: return resource == nil ? .placeholder : .image
+        case .failed?: return .missing
+        case nil: return .placeholder
+        }
+    }
 }
 
 struct StyleRun {
@@ -75,6 +92,10 @@ final class Paragraph {
 struct BoxTreeBuilder {
     let document: ContentDocument
     let styles: DocumentStyles
+    /// Image measurements known so far (settling fills this in between passes).
+    var imageSizes: ImageSizes = [:]
+    /// Archive paths of the images the chapter uses, in document order.
+    private(set) var imagePaths: [String] = []
     /// Styles referenced by paragraph runs, interned.
     private(set) var styleTable: [ComputedStyle] = []
     private var styleIndex: [ComputedStyle: Int] = [:]
@@ -238,26 +259,44 @@ struct BoxTreeBuilder {
 
     private mutating func replacedBox(_ element: XMLElement, _ style: ComputedStyle) -> ReplacedBox {
         imageCount += 1
-        func dimension(_ name: String) -> Double? {
-            guard let value = element.attribute(name)?.trimmingWhitespace(), !value.hasSuffix("%") else { return nil }
+        func dimension(_ value: String?) -> Double? {
+            guard let value = value?.trimmingWhitespace(), !value.hasSuffix("%") else { return nil }
             return Double(value.hasSuffix("px") ? String(value.dropLast(2)) : value)
         }
-        let source = element.attribute("src") ?? element.attribute("href", namespace: Namespace.xlink) ?? element.attribute("href")
-            ?? element.attribute("data")
-        var width = dimension("width")
-        var height = dimension("height")
-        if case .length(.px(let w)) = style.width { width = w }
-        if case .length(.px(let h)) = style.height { height = h }
-        if element.localName == "svg", width == nil, let viewBox = element.attribute("viewBox") {
+        var target = element
+        // A cover-style <svg> holding one <image> is that image, sized by the viewBox.
+        if element.localName == "svg", let image = element.descendants("image").first { target = image }
+        let source = target.attribute("src") ?? target.attribute("href", namespace: Namespace.xlink) ?? target.attribute("href")
+            ?? target.attribute("data")
+        var width = dimension(element.attribute("width"))
+        var height = dimension(element.attribute("height"))
+        if element.localName == "svg", let viewBox = element.attribute("viewBox") {
             let numbers = viewBox.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
-            if numbers.count == 4 {
-                width = numbers[2]
-                height = numbers[3]
+            if numbers.count == 4, numbers[2] > 0, numbers[3] > 0 {
+                if width == nil && height == nil {
+                    width = numbers[2]
+                    height = numbers[3]
+                } else if let w = width, height == nil {
+                    height = w * numbers[3] / numbers[2]
+                }
             }
         }
+        var resource: String?
+        if let source, let resolved = Href.resolve(source, relativeTo: document.path) { resource = resolved.path }
+        var measurement: ImageMeasurement?
+        if let resource {
+            if !imagePaths.contains(resource) { imagePaths.append(resource) }
+            measurement = imageSizes[resource]
+        } else if element.localName == "svg" {
+            // Inline SVG without an image: its own viewBox is all we know.
+            measurement = width.map { .measured(width: $0, height: height ?? $0, hasIntrinsicSize: true) }
+                ?? .failed(reason: "inline SVG without size")
+        } else {
+            measurement = .failed(reason: "no image source")
+        }
         return ReplacedBox(
-            style: style, node: element.id, resource: source, alt: element.attribute("alt") ?? element.attribute("title") ?? "",
-            width: width, height: height, offset: document.textOffset(atElement: element.id))
+            style: style, node: element.id, resource: resource, alt: element.attribute("alt") ?? element.attribute("title") ?? "",
+            width: width, height: height, offset: document.textOffset(atElement: element.id), measurement: measurement)
     }
 
     private mutating func appendGenerated(_ content: GeneratedContent, _ context: inout FlowContext) {

@@ -19,6 +19,9 @@ public struct ChapterLayout: Sendable {
     public var warnings: [Warning]
     /// The parsed document, for positions (CFI and XPointer paths, text excerpts).
     public var document: ContentDocument? = nil
+    /// Images the chapter uses (archive paths, document order) and what settling did.
+    public var imagePaths: [String] = []
+    public var settle = SettleRecord()
 }
 
 /// The whole book: chapters are independent, so they are laid out in parallel and gathered in
@@ -27,11 +30,19 @@ public final class BookLayout: Sendable {
     public let container: EPUBContainer
     public let settings: LayoutSettings
     public let services: TextServices
+    public let settleLimits: SettleLimits
+    /// Measures images between layout passes; replaceable for tests.
+    public let measurer: ImageMeasurer
     let styleEngine = StyleEngine()
 
-    public init(container: EPUBContainer, settings: LayoutSettings, fontsDirectory: String? = nil) throws {
+    public init(
+        container: EPUBContainer, settings: LayoutSettings, fontsDirectory: String? = nil, settleLimits: SettleLimits = SettleLimits(),
+        measurer: ImageMeasurer? = nil
+    ) throws {
         self.container = container
         self.settings = settings
+        self.settleLimits = settleLimits
+        self.measurer = measurer ?? ArchiveImageMeasurer(container: container)
         services = TextServices(fonts: try FontCollection(fontsDirectory: fontsDirectory))
     }
 
@@ -58,15 +69,46 @@ public final class BookLayout: Sendable {
             while true {
                 let slot = next.take()
                 guard slot < indices.count else { break }
-                results.set(slot, layoutChapter(indices[slot], worker: worker, buildItems: buildItems))
+                results.set(slot, settleChapter(indices[slot], worker: worker, buildItems: buildItems))
             }
             results.addStatistics(hits: worker.shaper.hits, misses: worker.shaper.misses)
         }
         return Result(chapters: results.values.map { $0! }, shapingHits: results.hits, shapingMisses: results.misses)
     }
 
+    /// The settling pass: lay out with provisional boxes for unmeasured images, measure them
+    /// (concurrently, within the time budget), lay out again, until nothing is unmeasured or the
+    /// pass cap is reached. Images that cannot be measured get a fallback box and a warning.
+    public func settleChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true) -> ChapterLayout {
+        var sizes: ImageSizes = [:]
+        var chapter = layoutChapter(spineIndex, worker: worker, buildItems: buildItems, imageSizes: sizes)
+        var passes = 1
+        let deadline = DispatchTime.now() + settleLimits.timeBudget
+        while passes < settleLimits.maxPasses {
+            let unmeasured = chapter.imagePaths.filter { sizes[$0] == nil }
+            if unmeasured.isEmpty { break }
+            sizes.merge(ConcurrentMeasuring.measure(unmeasured, with: measurer, until: deadline)) { $1 }
+            chapter = layoutChapter(spineIndex, worker: worker, buildItems: buildItems, imageSizes: sizes)
+            passes += 1
+        }
+        var record = SettleRecord(images: chapter.imagePaths.count, passes: passes)
+        for path in chapter.imagePaths {
+            switch sizes[path] {
+            case .measured?: record.measured += 1
+            case .failed(let reason)?: record.unresolved.append(.init(path: path, reason: reason))
+            case nil: record.unresolved.append(.init(path: path, reason: "not measured within \(settleLimits.maxPasses) passes"))
+            }
+        }
+        for item in record.unresolved {
+            chapter.warnings.append(Warning("image", "\(chapter.href): \(item.path): \(item.reason); shown as a placeholder"))
+        }
+        chapter.settle = record
+        return chapter
+    }
+
+    /// One layout pass with the image sizes known so far.
     /// `buildItems: false` lays out for the position map only: same pages, no display items.
-    public func layoutChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true) -> ChapterLayout {
+    public func layoutChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true, imageSizes: ImageSizes = [:]) -> ChapterLayout {
         let publication = container.publication
         let spineItem = publication.spine[spineIndex]
         let item = publication.item(for: spineItem)
@@ -106,6 +148,7 @@ public final class BookLayout: Sendable {
             loadResource: { try? container.read(path: $0) })
         warnings += styles.warnings
         var builder = BoxTreeBuilder(document: document, styles: styles)
+        builder.imageSizes = imageSizes
         let root = builder.build()
         let caches = InlineCaches(worker: worker)
         caches.bookFonts = bookFonts(styles.fontFaces, warnings: &warnings)
@@ -119,9 +162,6 @@ public final class BookLayout: Sendable {
         if missing > 0 {
             let sample = caches.missingGlyphs.keys.sorted().prefix(8).map { "U+" + String($0, radix: 16, uppercase: true) }
             warnings.append(Warning("missing-glyphs", "\(href): \(missing) character(s) have no glyph in any font (\(sample.joined(separator: " ")))"))
-        }
-        if builder.imageCount > 0 {
-            warnings.append(Warning("image-placeholder", "\(href): \(builder.imageCount) image(s) shown as placeholders (images are not decoded yet)"))
         }
         let ranges = Paginator.paginate(flow.slices, pageHeight: content.height)
         if ranges.isEmpty { return blankChapter(nil) }
@@ -150,13 +190,21 @@ public final class BookLayout: Sendable {
             let start = pageIndex == 0 ? 0 : flow.slices[range.lowerBound].start
             pages.append(Page(spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: profile.height, items: items, lines: lines, start: start, end: document.textLength))
         }
+        // A page holding nothing but one image (a cover, a plate) shows it centred.
+        for index in pages.indices where pages[index].lines.isEmpty && pages[index].items.count == 1 {
+            if case .image(var box, let alt) = pages[index].items[0] {
+                box.rect.x = content.x + (content.width - box.rect.width) / 2
+                box.rect.y = content.y + (content.height - box.rect.height) / 2
+                pages[index].items[0] = .image(box, altText: alt)
+            }
+        }
         // Pages partition the chapter's text: each ends where the next begins.
         for index in pages.indices.dropLast() {
             pages[index].end = max(pages[index].start, pages[index + 1].start)
         }
         return ChapterLayout(
             spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount,
-            missingGlyphs: missing, spacing: caches.spacing, warnings: warnings, document: document)
+            missingGlyphs: missing, spacing: caches.spacing, warnings: warnings, document: document, imagePaths: builder.imagePaths)
     }
 
     /// Faces for a chapter's @font-face rules: the first source that loads wins.

@@ -26,7 +26,8 @@ public struct ImageBox: Sendable, Hashable {
     public var alt: String
     public var state: State
 
-    public enum State: String, Sendable, Hashable { case placeholder, missing }
+    /// `image`: draw the decoded image; `placeholder`: not measured yet; `missing`: cannot be shown (alt box).
+    public enum State: String, Sendable, Hashable { case image, placeholder, missing }
 }
 
 public enum DisplayItem: Sendable {

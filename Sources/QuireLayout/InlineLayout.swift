@@ -372,11 +372,12 @@ final class InlineLayout {
         shape([0x2D][...], style: style, face: face, rtl: false).advance
     }
 
-    /// Device-pixel size of an inline replaced element (placeholder sizes until images are measured).
+    /// Device-pixel size of an inline replaced element.
+    var containingWidth: Double { caches.containingWidth }
+
     func atomSize(_ box: ReplacedBox) -> (width: Double, height: Double) {
-        let width = (box.width ?? (box.height.map { $0 } ?? 100)) * scale
-        let height = (box.height ?? (box.width.map { $0 } ?? 100)) * scale
-        return (width, height)
+        let size = usedImageSize(box, containingWidth: containingWidth / scale)
+        return (size.width * scale, size.height * scale)
     }
 
     static func isCJK(_ unit: UInt16) -> Bool {
@@ -436,6 +437,7 @@ final class InlineLayout {
     // MARK: Lines
 
     func layout(_ paragraph: Paragraph, width available: Double, marker: GeneratedContent?) -> [LineBox] {
+        caches.containingWidth = available
         let blockStyle = paragraph.blockStyle
         let text = paragraph.text
         let rtlParagraph = blockStyle.direction == .rtl
@@ -656,7 +658,7 @@ final class InlineLayout {
                 let box = paragraph.atoms[piece.start]!
                 let size = atomSize(box)
                 let rect = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
-                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: .placeholder), altText: nil))
+                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState), altText: nil))
             case .space:
                 if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
             case .forcedBreak:
@@ -726,6 +728,8 @@ final class InlineCaches {
     /// depend on which chapter a worker laid out first).
     var bookFonts: [BookFont] = []
     var spaceWidths: [Int: Double] = [:]
+    /// The width of the block being laid out (device px), for percentage image sizes.
+    var containingWidth = 0.0
     var faces: [FontFace] = []
     var faceIndex: [ObjectIdentifier: Int32] = [:]
     var spacing = SpacingStatistics()

@@ -52,8 +52,15 @@ public final class Painter {
     private var library: FT_Library?
     private var fontFaces: [String: OpaquePointer] = [:]
     private let options: OpaquePointer
+    /// Reads an image's bytes from the book by archive path.
+    private let resources: (@Sendable (String) -> [UInt8]?)?
+    /// Recently decoded images (a page often repeats one, e.g. an ornament).
+    private var decoded: [String: DecodedImage] = [:]
+    private var decodedOrder: [String] = []
+    public private(set) var imageWarnings: [String] = []
 
-    public init() {
+    public init(resources: (@Sendable (String) -> [UInt8]?)? = nil) {
+        self.resources = resources
         FT_Init_FreeType(&library)
         options = cairo_font_options_create()
         cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
@@ -131,7 +138,11 @@ public final class Painter {
             case .glyphs(let run):
                 draw(run, cr: cr, theme: settings.theme)
             case .image(let box, let alt):
-                // A placeholder until images are decoded: a light frame with a cross.
+                if box.state == .image, let image = decode(box) {
+                    ImagePainter.draw(image, in: box.rect, cr: cr)
+                    continue
+                }
+                // A placeholder: a light frame with a cross (and the alt text when there is one).
                 setColor(cr, settings.theme.map(Color(red: 160, green: 160, blue: 160)))
                 cairo_set_line_width(cr, 1)
                 cairo_rectangle(cr, box.rect.x + 0.5, box.rect.y + 0.5, max(box.rect.width - 1, 0), max(box.rect.height - 1, 0))
@@ -145,6 +156,30 @@ public final class Painter {
         }
         cairo_surface_flush(surface)
         return surface
+    }
+
+    /// Decodes an image at the size it is drawn (never the full bitmap of a large image).
+    private func decode(_ box: ImageBox) -> DecodedImage? {
+        guard let path = box.resource, let resources else { return nil }
+        let width = max(1, Int(box.rect.width.rounded(.up)))
+        let height = max(1, Int(box.rect.height.rounded(.up)))
+        let key = "\(path)@\(width)x\(height)"
+        if let image = decoded[key] { return image }
+        guard let bytes = resources(path) else {
+            imageWarnings.append("\(path): not in the book")
+            return nil
+        }
+        do {
+            let info = try ImageInfo.measure(bytes)
+            let image = try ImageDecoder.decode(bytes, info: info, maxWidth: width, maxHeight: height)
+            decoded[key] = image
+            decodedOrder.append(key)
+            if decodedOrder.count > 8 { decoded[decodedOrder.removeFirst()] = nil }
+            return image
+        } catch {
+            imageWarnings.append("\(path): \(error)")
+            return nil
+        }
     }
 
     private func draw(_ run: GlyphRun, cr: OpaquePointer, theme: Theme) {

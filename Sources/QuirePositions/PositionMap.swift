@@ -252,9 +252,12 @@ struct MapBuilder {
                 ]))
             settle.append(
                 .object([
-                    ("spineIndex", .int(chapter.spineIndex)), ("images", .int(chapter.imageCount)), ("measured", .int(0)),
-                    ("passes", .int(1)),
-                    ("unresolved", .array(chapter.imageCount > 0 ? [.object([("reason", .string("images are not decoded yet: placeholders"))])] : [])),
+                    ("spineIndex", .int(chapter.spineIndex)), ("images", .int(chapter.settle.images)),
+                    ("measured", .int(chapter.settle.measured)), ("passes", .int(chapter.settle.passes)),
+                    (
+                        "unresolved",
+                        .array(chapter.settle.unresolved.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })
+                    ),
                 ]))
             let text = texts[chapter.spineIndex]
             for page in chapter.pages {

@@ -113,7 +113,7 @@ enum RenderCommand {
             let progress = Progress(total: selection.count, enabled: showProgress)
             let paint = paint
             DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, selection.count))) { _ in
-                let painter = Painter()
+                let painter = Painter(resources: { try? container.read(path: $0) })
                 while true {
                     let slot = next.take()
                     guard slot < selection.count, !failure.failed else { break }

@@ -1,0 +1,153 @@
+import Dispatch
+import Foundation
+import QuireContainer
+import QuireCore
+import QuireImages
+
+/// What layout knows about an image: measured from its header (CSS px), or failed with a reason.
+public enum ImageMeasurement: Sendable, Hashable {
+    case measured(width: Double, height: Double, hasIntrinsicSize: Bool)
+    case failed(reason: String)
+}
+
+/// Archive path → measurement.
+public typealias ImageSizes = [String: ImageMeasurement]
+
+/// Measures an image without decoding it. Injectable, so tests can slow or block it.
+public protocol ImageMeasurer: Sendable {
+    func measure(_ path: String) -> ImageMeasurement
+}
+
+/// Reads the image's first bytes from the book and parses its header (the whole file only when the
+/// header lies further in).
+public struct ArchiveImageMeasurer: ImageMeasurer {
+    public static let headerBytes = 256 << 10
+    let container: EPUBContainer
+
+    public init(container: EPUBContainer) { self.container = container }
+
+    public func measure(_ path: String) -> ImageMeasurement {
+        guard let entry = container.archive.entry(named: path) else {
+            return .failed(reason: "missing: \(path) is not in the book")
+        }
+        do {
+            var info: ImageInfo
+            do {
+                info = try ImageInfo.measure(container.archive.read(entry, maxBytes: Self.headerBytes), limits: container.archive.limits)
+            } catch let error as QuireError where entry.uncompressedSize > Int64(Self.headerBytes) {
+                if case .limitExceeded = error { throw error }
+                info = try ImageInfo.measure(container.archive.read(entry), limits: container.archive.limits)
+            }
+            if info.format == .avif || info.format == .jxl || info.format == .bmp {
+                return .failed(reason: "\(info.format.rawValue.uppercased()) images are not supported")
+            }
+            return .measured(width: Double(info.width), height: Double(info.height), hasIntrinsicSize: info.hasIntrinsicSize)
+        } catch let error as QuireError {
+            return .failed(reason: error.description)
+        } catch {
+            return .failed(reason: "\(error)")
+        }
+    }
+}
+
+/// Bounds on settling: it never hangs.
+public struct SettleLimits: Sendable, Hashable {
+    public static let defaultMaxPasses = 3
+    public static let defaultTimeBudget: Double = 10
+
+    /// Layout passes per chapter (the first is provisional).
+    public var maxPasses = SettleLimits.defaultMaxPasses
+    /// Seconds a chapter waits for its images to be measured before giving up on the rest.
+    public var timeBudget = SettleLimits.defaultTimeBudget
+
+    public init() {}
+}
+
+/// What settling did for one chapter (the map's `settle` block).
+public struct SettleRecord: Sendable, Hashable {
+    public var images: Int
+    public var measured: Int
+    public var passes: Int
+    public var unresolved: [Unresolved]
+
+    public struct Unresolved: Sendable, Hashable {
+        public var path: String
+        public var reason: String
+    }
+
+    public init(images: Int = 0, measured: Int = 0, passes: Int = 0, unresolved: [Unresolved] = []) {
+        self.images = images
+        self.measured = measured
+        self.passes = passes
+        self.unresolved = unresolved
+    }
+}
+
+/// Measures several images concurrently and waits at most `deadline`; images not measured by then
+/// fail with a reason (their measuring may go on in the background, but nobody waits for it).
+enum ConcurrentMeasuring {
+    final class Results: @unchecked Sendable {
+        let lock = NSLock()
+        var values: ImageSizes = [:]
+    }
+
+    static func measure(_ paths: [String], with measurer: ImageMeasurer, until deadline: DispatchTime) -> ImageSizes {
+        let results = Results()
+        let group = DispatchGroup()
+        for path in paths {
+            group.enter()
+            DispatchQueue.global().async {
+                let value = measurer.measure(path)
+                results.lock.lock()
+                results.values[path] = value
+                results.lock.unlock()
+                group.leave()
+            }
+        }
+        _ = group.wait(timeout: deadline)
+        results.lock.lock()
+        defer { results.lock.unlock() }
+        var sizes = results.values
+        for path in paths where sizes[path] == nil {
+            sizes[path] = .failed(reason: "not measured within the settling time budget")
+        }
+        return sizes
+    }
+}
+
+/// Used image size in CSS px: CSS width/height, else the attributes, else the intrinsic size,
+/// keeping the aspect ratio, limited by max-width/max-height and the containing width.
+func usedImageSize(_ box: ReplacedBox, containingWidth: Double) -> (width: Double, height: Double, known: Bool) {
+    var intrinsic: (Double, Double)?
+    if case .measured(let width, let height, _)? = box.measurement, width > 0, height > 0 { intrinsic = (width, height) }
+    let attributeRatio = box.width.flatMap { w in box.height.map { h in h > 0 ? w / h : nil } ?? nil }
+    let ratio = intrinsic.map { $0.0 / $0.1 } ?? attributeRatio
+    var width = box.style.width.resolve(against: containingWidth) ?? box.width
+    var height: Double? = { if case .length(.px(let h)) = box.style.height { return h }; return box.height }()
+    if box.style.width.resolve(against: containingWidth) != nil, box.style.height == .auto { height = nil }
+    switch (width, height) {
+    case (let w?, nil): height = ratio.map { w / $0 } ?? intrinsic?.1 ?? w
+    case (nil, let h?): width = ratio.map { h * $0 } ?? intrinsic?.0 ?? h
+    case (nil, nil):
+        if let intrinsic {
+            width = intrinsic.0
+            height = intrinsic.1
+        }
+    default: break
+    }
+    guard var w = width, var h = height else {
+        // Unknown until measured (or failed): an explicit provisional box.
+        let side = box.measurement == nil ? ReplacedBox.unknownSide : ReplacedBox.failedSide
+        return (side, side * 0.66, false)
+    }
+    let maxWidth = min(box.style.maxWidth?.resolve(against: containingWidth) ?? .infinity, containingWidth)
+    if w > maxWidth {
+        h *= maxWidth / w
+        w = maxWidth
+    }
+    if let maxHeight = box.style.maxHeight.map({ $0.resolve(against: containingWidth) }), h > maxHeight {
+        w *= maxHeight / h
+        h = maxHeight
+    }
+    return (w, h, true)
+}
