@@ -151,3 +151,57 @@ func usedImageSize(_ box: ReplacedBox, containingWidth: Double) -> (width: Doubl
     }
     return (w, h, true)
 }
+
+/// One chapter behind the full-extent guard. `firstPage()` answers at once from a provisional
+/// layout (its offset, 0, cannot depend on anything after it). Everything whose answer depends
+/// on the chapter's full extent — page count, last page, any position past the first page —
+/// goes through `settled()`, which waits for the settling pass (bounded by `SettleLimits`).
+public final class ChapterHandle: @unchecked Sendable {
+    public let spineIndex: Int
+    private let layout: BookLayout
+    private let lock = NSLock()
+    private var provisional: ChapterLayout?
+    private var final: ChapterLayout?
+
+    public init(layout: BookLayout, spineIndex: Int) {
+        self.layout = layout
+        self.spineIndex = spineIndex
+    }
+
+    /// Page 0, without waiting for any image to be measured.
+    public func firstPage() -> Page {
+        lock.lock()
+        defer { lock.unlock() }
+        if let final { return final.pages[0] }
+        if provisional == nil {
+            provisional = layout.layoutChapter(spineIndex, worker: LayoutWorker())
+        }
+        return provisional!.pages[0]
+    }
+
+    /// The settled chapter (waits for settling once, then answers from memory).
+    public func settled() -> ChapterLayout {
+        lock.lock()
+        if let final {
+            lock.unlock()
+            return final
+        }
+        lock.unlock()
+        let result = layout.settleChapter(spineIndex, worker: LayoutWorker())
+        lock.lock()
+        defer { lock.unlock() }
+        if final == nil { final = result }
+        return final!
+    }
+
+    public var pageCount: Int { settled().pages.count }
+    public var lastPage: Page { settled().pages[settled().pages.count - 1] }
+
+    /// The page (0-based) holding a text offset: 0 at once for the chapter's start, otherwise settled.
+    public func pageIndex(containing offset: Int) -> Int? {
+        if offset == 0 { return 0 }
+        let chapter = settled()
+        guard offset >= 0, offset <= chapter.textLength else { return nil }
+        return chapter.pages.lastIndex { $0.start <= offset }
+    }
+}
