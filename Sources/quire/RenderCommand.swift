@@ -5,7 +5,7 @@ import Quire
 
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
-        "out", "profile", "size", "stats", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
+        "out", "profile", "size", "stats", "open-at", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
     ])
     static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet"]
 
@@ -100,6 +100,10 @@ enum RenderCommand {
 
         let container = try EPUBContainer.open(path: path, limits: try options.limits())
         let layout = try BookLayout(container: container, settings: settings)
+        if let target = options.value("open-at") {
+            // Answered through the full-extent guard before the whole book is laid out.
+            writeStdout("\(try OpenAt.resolve(target, layout: layout))\n")
+        }
         let result = layout.layout(jobs: jobs, buildItems: !mapOnly)
         let pages = result.chapters.flatMap(\.pages)
         let selection = try pageSelection(options.value("pages"), count: pages.count)
@@ -228,6 +232,52 @@ enum Output {
             unlink(temporary)
             throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
         }
+    }
+}
+
+/// `--open-at TARGET`: a page number, `last`, or a Locator (JSON) → the 1-based page it opens at.
+/// The first page of the book answers at once; anything else waits for the chapters it depends on.
+enum OpenAt {
+    static func resolve(_ target: String, layout: BookLayout) throws -> Int {
+        let spine = layout.container.publication.spine
+        func handle(_ index: Int) -> ChapterHandle { ChapterHandle(layout: layout, spineIndex: index) }
+        func pagesBefore(_ index: Int) -> Int { (0..<index).reduce(0) { $0 + handle($1).pageCount } }
+        if target == "last" {
+            return pagesBefore(spine.count - 1) + handle(spine.count - 1).pageCount
+        }
+        if let number = Int(target) {
+            guard number >= 1 else { throw QuireError.usage("--open-at takes a page number from 1, last, or a locator") }
+            if number == 1 {
+                _ = handle(0).firstPage()
+                return 1
+            }
+            var remaining = number
+            for index in spine.indices {
+                let count = handle(index).pageCount
+                if remaining <= count { return number }
+                remaining -= count
+            }
+            throw QuireError.unresolvable("page \(number) is past the end of the book")
+        }
+        guard let locator = (try? JSONSerialization.jsonObject(with: Data(target.utf8))) as? [String: Any],
+            let href = locator["href"] as? String
+        else { throw QuireError.usage("--open-at takes a page number, last, or a locator JSON object with an href") }
+        let path = Href.percentDecode(String(href.split(separator: "#").first ?? ""))
+        guard let index = spine.firstIndex(where: { item in
+            let manifest = layout.container.publication.item(for: item)
+            return manifest?.path == path || manifest?.href == path
+        }) else { throw QuireError.unresolvable("href '\(href)' is not in the book") }
+        let progression = (locator["locations"] as? [String: Any])?["progression"] as? Double ?? 0
+        let chapter = handle(index)
+        if progression == 0 {
+            // The chapter's first page: its offset cannot depend on what follows; only the pages
+            // before it must be known.
+            return pagesBefore(index) + 1
+        }
+        let settled = chapter.settled()
+        let offset = Int((progression * Double(settled.textLength)).rounded())
+        guard let page = chapter.pageIndex(containing: offset) else { throw QuireError.unresolvable("progression \(progression) is outside the chapter") }
+        return pagesBefore(index) + page + 1
     }
 }
 

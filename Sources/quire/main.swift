@@ -10,7 +10,7 @@ let usage = """
           [--profile NAME | --size WxH] [--dpi N] [--font-size PT] [--margin PT] [--line-height X]
           [--font FAMILY] [--align justify|left|right|center|start] [--theme light|sepia|dark]
           [--gray] [--dither] [--jobs N] [--pages RANGE] [--no-hyphenation] [--map-only]
-          [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--quiet]
+          [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--open-at PAGE|last|LOCATOR] [--quiet]
       profiles                the named device profiles
       css-report BOOK [--json] every declaration of the book's CSS: applied, unsupported or invalid
       locate MAP QUERY [--json] [--book BOOK]
