@@ -507,8 +507,10 @@ final class InlineLayout {
             if case .penalty(_, _, let flagged) = items[breakIndex], flagged, let last = segmentIndices.last, segments[last].hyphenAfter {
                 hyphenStyle = segments[last].style
             }
+            // An empty line (a blank line in preformatted text) sits where its break is.
+            let anchor = (lineStart...breakIndex).lazy.compactMap { itemSegment[$0] >= 0 ? Int(paragraph.sources[segments[itemSegment[$0]].start]) : nil }.first
             let line = makeLine(
-                paragraph, segments: segments, indices: segmentIndices, glue: glueAdjust, hyphenStyle: hyphenStyle,
+                paragraph, anchor: anchor, segments: segments, indices: segmentIndices, glue: glueAdjust, hyphenStyle: hyphenStyle,
                 available: lineWidth(lineIndex), indent: lineIndex == 0 ? indent : 0, lastLine: lastLine && !(justify && !lastLine),
                 levels: levels, marker: lineIndex == 0 ? marker : nil)
             lines.append(line)
@@ -518,7 +520,7 @@ final class InlineLayout {
     }
 
     private func makeLine(
-        _ paragraph: Paragraph, segments: [Segment], indices: [Int], glue: [Int: Double], hyphenStyle: Int?, available: Double,
+        _ paragraph: Paragraph, anchor: Int?, segments: [Segment], indices: [Int], glue: [Int: Double], hyphenStyle: Int?, available: Double,
         indent: Double, lastLine: Bool, levels: [UInt8]?, marker: GeneratedContent?
     ) -> LineBox {
         let blockStyle = paragraph.blockStyle
@@ -704,7 +706,7 @@ final class InlineLayout {
             end = max(end, Int(paragraph.sources[piece.end - 1]) + 1)
         }
         if start == Int.max {
-            start = Int(paragraph.sources.first ?? Int32(paragraph.startOffset))
+            start = anchor ?? Int(paragraph.sources.first ?? Int32(paragraph.startOffset))
             end = start
         }
         return LineBox(

@@ -152,7 +152,16 @@ struct MapBuilder {
 
     /// A navigation target (path + fragment) as a position; nil when it cannot be resolved.
     func position(of target: ResourceRef?) -> Position? {
-        guard let target, let spineIndex = publication.spineIndex(path: target.path) else { return nil }
+        guard let target else { return nil }
+        // A full CFI (`package.opf#epubcfi(/6/4[id]!/4/2/1:10)`) names its spine item itself.
+        if let fragment = target.fragment, fragment.hasPrefix("epubcfi("), fragment.contains("!") {
+            guard let path = try? CFI.parse(fragment),
+                let spineIndex = try? CFI.spineIndex(of: path, spineStep: spineStep, itemrefIDs: publication.spine.map(\.id)),
+                let text = texts[spineIndex], let offset = try? CFI.offset(of: path, in: text)
+            else { return nil }
+            return Position(spineIndex: spineIndex, offset: offset)
+        }
+        guard let spineIndex = publication.spineIndex(path: target.path) else { return nil }
         guard let fragment = target.fragment, !fragment.isEmpty else { return Position(spineIndex: spineIndex, offset: 0) }
         guard let text = texts[spineIndex] else { return nil }
         if fragment.hasPrefix("epubcfi(") {

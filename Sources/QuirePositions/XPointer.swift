@@ -11,9 +11,21 @@ public enum XPointer {
         let tree = text.document.tree
         var path = "/body/DocFragment[\(spineIndex + 1)]"
         guard let body = text.document.body else { return path }
-        guard let (node, local) = text.node(at: offset), let parent = tree.parent(of: node) else {
-            return path + "/body"
+        guard var (node, local) = text.node(at: offset) else { return path + "/body" }
+        // crengine drops blank text nodes: at a boundary, name the drawn text ending or starting here.
+        if isBlank(tree.text(of: node)), let index = text.nodes.firstIndex(of: node) {
+            if local == 0, index > 0, !isBlank(tree.text(of: text.nodes[index - 1])) {
+                node = text.nodes[index - 1]
+                local = tree.text(of: node).utf16.count
+            } else if let next = text.nodes[(index + 1)...].first(where: { !isBlank(tree.text(of: $0)) }),
+                text.starts[text.nodes.firstIndex(of: next)!] == offset + (tree.text(of: node).utf16.count - local)
+                    && tree.text(of: node).utf16.count - local == 0
+            {
+                node = next
+                local = 0
+            }
         }
+        guard let parent = tree.parent(of: node) else { return path + "/body" }
         path += elementPath(from: body.id, to: parent, tree: tree)
         // crengine drops blank text nodes: a position in one is named by its element.
         if isBlank(tree.text(of: node)) { return path }

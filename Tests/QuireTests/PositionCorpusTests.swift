@@ -1,0 +1,131 @@
+import Foundation
+import Quire
+import XCTest
+
+final class PositionCorpusTests: XCTestCase {
+    static func reflowableBooks() throws -> [URL] {
+        try TestSupport.corpusEPUBs().filter { book in
+            guard let container = try? EPUBContainer.open(path: book.path) else { return false }
+            return container.publication.metadata.layout == .reflowable
+        }
+    }
+
+    /// For every page of every reflowable corpus book at two geometries: page → Locator, CFI and
+    /// XPointer → page; and page → the other geometry → back lands within one page.
+    func testRoundTripsOnEveryReflowableBook() throws {
+        let books = try Self.reflowableBooks()
+        XCTAssertGreaterThan(books.count, 40)
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for book in books {
+            let (kobo, _) = try PositionTests.map(book.path, profile: "kobo-clara", directory: directory)
+            let (phone, _) = try PositionTests.map(book.path, profile: "phone", directory: directory)
+            try PositionTests.checkRoundTrips(map: kobo, book: book.path)
+            try PositionTests.checkRoundTrips(map: phone, book: book.path)
+            let a = try MapIndex(path: kobo.path)
+            let b = try MapIndex(path: phone.path)
+            // The B page always holds A's page start, and the way back never passes it. It lands
+            // within one page unless a B page holds more than an A page (the two geometries have
+            // different shapes): that is allowed for at most a tenth of the pages.
+            var far: [String] = []
+            for page in 1...a.pageCount {
+                let start = try a.startPosition(ofPage: page)
+                let canonical = try a.page(of: start)
+                let there = try b.page(of: start)
+                XCTAssertLessThanOrEqual(try b.startPosition(ofPage: there), start)
+                let back = try a.page(of: b.startPosition(ofPage: there))
+                XCTAssertLessThanOrEqual(back, canonical, "\(book.lastPathComponent) page \(page)")
+                if canonical - back > 1 { far.append("\(page)→\(there)→\(back)") }
+            }
+            print("cross-geometry \(book.lastPathComponent): \(a.pageCount - far.count)/\(a.pageCount) pages within one page")
+            XCTAssertLessThanOrEqual(Double(far.count), max(1, Double(a.pageCount) * 0.1), "\(book.lastPathComponent): " + far.prefix(5).joined(separator: ", "))
+            try? FileManager.default.removeItem(at: kobo.deletingLastPathComponent())
+            try? FileManager.default.removeItem(at: phone.deletingLastPathComponent())
+        }
+    }
+
+    /// georgia-cfi's page-list targets are CFIs: every one resolves to a page.
+    func testGeorgiaCFIPageList() throws {
+        let corpus = try TestSupport.requireCorpus()
+        let book = corpus.appendingPathComponent("idpf-epub3-samples/georgia-cfi.epub")
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (url, json) = try PositionTests.map(book.path, directory: directory)
+        let container = try EPUBContainer.open(path: book.path)
+        let entries = Navigation.total(container.publication.navigation.pageList)
+        XCTAssertEqual(entries, 7)
+        XCTAssertTrue(container.publication.navigation.pageList.allSatisfy { $0.target?.fragment?.hasPrefix("epubcfi(") ?? false })
+        let pageList = try XCTUnwrap(json["pageList"] as? [[String: Any]])
+        XCTAssertEqual(pageList.count, entries, "every CFI target resolved")
+        let warnings = (json["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+        XCTAssertFalse(warnings.contains("unresolved-page-list"))
+        for entry in pageList {
+            let result = try TestSupport.quire("locate", url.path, "--label", entry["label"] as! String)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(result.stdoutText.split(separator: "\n").first.map(String.init), "\(entry["page"] as! Int)")
+        }
+    }
+
+    /// Print page labels from page-lists (and pagebreak markers) are exposed through --label.
+    func testPrintPageLabels() throws {
+        let corpus = try TestSupport.requireCorpus()
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for path in [
+            "idpf-epub3-samples/childrens-literature.epub", "idpf-epub3-samples/page-blanche.epub",
+            "idpf-epub3-samples/haruko-html-jpeg.epub", "jagat-epub-css-test/epubrealpagelinktest.epub",
+        ] {
+            let (url, json) = try PositionTests.map(corpus.appendingPathComponent(path).path, directory: directory)
+            let pageList = try XCTUnwrap(json["pageList"] as? [[String: Any]], path)
+            XCTAssertFalse(pageList.isEmpty, "\(path) has print page labels")
+            for entry in pageList.prefix(20) {
+                let label = entry["label"] as! String
+                let result = try TestSupport.quire("locate", url.path, "--label", label)
+                XCTAssertEqual(result.status, 0, "\(path) label \(label): \(result.stderr)")
+                XCTAssertEqual(result.stdoutText.split(separator: "\n").first.map(String.init), "\(entry["page"] as! Int)")
+            }
+        }
+    }
+
+    /// Positions-list counts equal both conventions' formulas, computed here from the zip central
+    /// directory as `zipinfo` reports it.
+    func testPositionsListCounts() throws {
+        let corpus = try TestSupport.requireCorpus()
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for path in [
+            "standardebooks/herman-melville_moby-dick.epub", "idpf-epub3-samples/childrens-literature.epub",
+            "idpf-epub3-samples/haruko-html-jpeg.epub", "idpf-epub3-samples/israelsailing.epub",
+        ] {
+            let book = corpus.appendingPathComponent(path)
+            let (_, json) = try PositionTests.map(book.path, directory: directory)
+            // zipinfo -l: permissions, version, os, size, type, compressed size, method, date, time, name.
+            let listing = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/zipinfo"), ["-l", book.path]).stdoutText
+            var sizes: [String: (Int, Int)] = [:]
+            for line in listing.split(separator: "\n") {
+                let fields = line.split(separator: " ", maxSplits: 9, omittingEmptySubsequences: true)
+                guard fields.count == 10, let size = Int(fields[3]), let compressed = Int(fields[5]) else { continue }
+                sizes[String(fields[9])] = (size, compressed)
+            }
+            let spine = try XCTUnwrap(json["spine"] as? [[String: Any]])
+            var readium = 0
+            var komga = 0
+            for item in spine {
+                let entryPath = item["path"] as! String
+                let (size, compressed) = try XCTUnwrap(sizes[entryPath], "\(path): \(entryPath) in zipinfo")
+                if item["layout"] as? String == "pre-paginated" {
+                    readium += 1
+                    komga += 1
+                } else {
+                    readium += max(1, Int((Double(compressed) / 1024).rounded(.up)))
+                    komga += max(1, Int((Double(size) / 1024).rounded(.up)))
+                }
+            }
+            let positions = try XCTUnwrap(json["positions"] as? [String: Any])
+            XCTAssertEqual((positions["readium"] as? [String: Any])?["count"] as? Int, readium, path)
+            XCTAssertEqual((positions["komga"] as? [String: Any])?["count"] as? Int, komga, path)
+            let komgaList = try XCTUnwrap((positions["komga"] as? [String: Any])?["list"] as? [[String: Any]])
+            XCTAssertEqual(komgaList.last?["totalProgression"] as? Double, 1, "Komga's last position has totalProgression 1")
+        }
+    }
+}
