@@ -224,7 +224,7 @@ struct BlockLayout {
         case (.auto, _): x = left + max(0, width - w)
         default: x = left + (box.style.margin.left.resolve(against: width / scale).map(px) ?? 0)
         }
-        flow.add(.image(ImageBox(rect: Rect(x: x, y: top, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState), altText: nil), slice: slice)
+        flow.add(.image(ImageBox(rect: Rect(x: x, y: top, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: nil), slice: slice)
         flow.collapseMargin(marginBottom)
     }
 

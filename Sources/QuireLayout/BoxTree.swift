@@ -48,10 +48,12 @@ struct ReplacedBox {
     var offset: Int
     /// From settling: nil until measured.
     var measurement: ImageMeasurement?
+    /// An inline `<svg>` picture, serialized for librsvg.
+    var inlineData: [UInt8]?
 
     var displayState: ImageBox.State {
         switch measurement {
-        case .measured?: return resource == nil ? .placeholder : .image
+        case .measured?: return resource == nil && inlineData == nil ? .placeholder : .image
         case .failed?: return .missing
         case nil: return .placeholder
         }
@@ -288,15 +290,16 @@ struct BoxTreeBuilder {
             if !imagePaths.contains(resource) { imagePaths.append(resource) }
             measurement = imageSizes[resource]
         } else if element.localName == "svg" {
-            // Inline SVG without an image: its own viewBox is all we know.
+            // Inline SVG drawing: its own viewBox gives the size; librsvg draws the markup.
             measurement = width.map { .measured(width: $0, height: height ?? $0, hasIntrinsicSize: true) }
-                ?? .failed(reason: "inline SVG without size")
+                ?? .measured(width: 300, height: 150, hasIntrinsicSize: false)
         } else {
             measurement = .failed(reason: "no image source")
         }
         return ReplacedBox(
             style: style, node: element.id, resource: resource, alt: element.attribute("alt") ?? element.attribute("title") ?? "",
-            width: width, height: height, offset: document.textOffset(atElement: element.id), measurement: measurement)
+            width: width, height: height, offset: document.textOffset(atElement: element.id), measurement: measurement,
+            inlineData: resource == nil && element.localName == "svg" ? Array(XMLSerializer.serialize(element).utf8) : nil)
     }
 
     private mutating func appendGenerated(_ content: GeneratedContent, _ context: inout FlowContext) {

@@ -46,6 +46,15 @@ public final class BookLayout: Sendable {
         services = TextServices(fonts: try FontCollection(fontsDirectory: fontsDirectory))
     }
 
+    /// A layout of the same book at another geometry, sharing the text services (fixed-layout pages).
+    init(container: EPUBContainer, settings: LayoutSettings, services: TextServices, settleLimits: SettleLimits, measurer: ImageMeasurer) throws {
+        self.container = container
+        self.settings = settings
+        self.settleLimits = settleLimits
+        self.measurer = measurer
+        self.services = services
+    }
+
     public var bookLanguage: String? { container.publication.metadata.languages.first }
 
     public struct Result: Sendable {
@@ -79,7 +88,13 @@ public final class BookLayout: Sendable {
     /// The settling pass: lay out with provisional boxes for unmeasured images, measure them
     /// (concurrently, within the time budget), lay out again, until nothing is unmeasured or the
     /// pass cap is reached. Images that cannot be measured get a fallback box and a warning.
-    public func settleChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true) -> ChapterLayout {
+    public func settleChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true, fixedLayoutAsFlow: Bool = false) -> ChapterLayout {
+        let spineItem = container.publication.spine[spineIndex]
+        if !fixedLayoutAsFlow, let item = container.publication.item(for: spineItem), let path = item.path,
+            spineItem.layout == .prePaginated || item.mediaType == "image/svg+xml" || item.mediaType.hasPrefix("image/")
+        {
+            return fixedLayoutChapter(spineIndex, item: item, path: path, worker: worker)
+        }
         var sizes: ImageSizes = [:]
         var chapter = layoutChapter(spineIndex, worker: worker, buildItems: buildItems, imageSizes: sizes)
         var passes = 1

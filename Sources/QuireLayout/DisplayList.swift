@@ -25,6 +25,8 @@ public struct ImageBox: Sendable, Hashable {
     public var resource: String?
     public var alt: String
     public var state: State
+    /// Image bytes carried with the page (an inline `<svg>` serialized), instead of a resource.
+    public var inlineData: [UInt8]? = nil
 
     /// `image`: draw the decoded image; `placeholder`: not measured yet; `missing`: cannot be shown (alt box).
     public enum State: String, Sendable, Hashable { case image, placeholder, missing }

@@ -660,7 +660,7 @@ final class InlineLayout {
                 let box = paragraph.atoms[piece.start]!
                 let size = atomSize(box)
                 let rect = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
-                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState), altText: nil))
+                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: nil))
             case .space:
                 if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
             case .forcedBreak:

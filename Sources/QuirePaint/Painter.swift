@@ -160,9 +160,13 @@ public final class Painter {
 
     /// Decodes an image at the size it is drawn (never the full bitmap of a large image).
     private func decode(_ box: ImageBox) -> DecodedImage? {
-        guard let path = box.resource, let resources else { return nil }
         let width = max(1, Int(box.rect.width.rounded(.up)))
         let height = max(1, Int(box.rect.height.rounded(.up)))
+        if let data = box.inlineData {
+            guard let info = try? ImageInfo.measure(data) else { return nil }
+            return try? ImageDecoder.decode(data, info: info, maxWidth: width, maxHeight: height)
+        }
+        guard let path = box.resource, let resources else { return nil }
         let key = "\(path)@\(width)x\(height)"
         if let image = decoded[key] { return image }
         guard let bytes = resources(path) else {
