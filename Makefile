@@ -22,10 +22,16 @@ release: setup
 sample: setup
 	@sh Samples/build.sh $(BUILD_DIR)/samples
 
-# The main job on the bundled sample book.
+# The main job on the bundled sample book: what is inside it, then its pages and position map.
 demo: release sample
 	@echo "== quire info $(SAMPLE)"
 	@$(RELEASE_BIN) info $(SAMPLE)
+	@echo "== quire render $(SAMPLE) --out $(BUILD_DIR)/demo --profile kobo-clara"
+	@rm -rf $(BUILD_DIR)/demo
+	@$(RELEASE_BIN) render $(SAMPLE) --out $(BUILD_DIR)/demo --profile kobo-clara --quiet
+	@echo "pages: $(BUILD_DIR)/demo/pages/ ($$(ls $(BUILD_DIR)/demo/pages | wc -l) PNG files)"
+	@echo "map:   $(BUILD_DIR)/demo/positions.json"
+	@$(RELEASE_BIN) locate $(BUILD_DIR)/demo/positions.json --toc "Chapter Two: Weather and Its Moods" | head -1 | sed 's/^/"Chapter Two" opens on page /'
 
 # The release binary is built too: corpus-wide tests run the CLI, and the newest build is used.
 test: setup
