@@ -199,7 +199,7 @@ struct BlockLayout {
             // Widows and orphans: a break after this line must leave enough lines on both sides.
             let before = index + 1
             let after = count - before
-            if after > 0 && (before < style.orphans || after < style.widows) {
+            if after > 0 && (before < style.orphans || after < style.widows || line.keepWithNext) {
                 flow.slices[slice].breakAfter = .avoid
             }
         }

@@ -75,6 +75,8 @@ final class Paragraph {
     var runs: [StyleRun] = []
     var atoms: [Int: ReplacedBox] = [:]
     var marker: GeneratedContent?
+    /// A floated `::first-letter` (a drop cap): the text range it takes and its style index.
+    var dropCap: (range: Range<Int>, style: Int)?
     /// The block's primary face, for the line strut (found once per paragraph).
     var strutFace: FontFace?
     /// Offset in the source where this paragraph begins (used when it is empty of text).
@@ -130,6 +132,9 @@ struct BoxTreeBuilder {
         buildChildren(of: element, inlineStyle: elementStyle.style, &context)
         if let after = elementStyle.after { appendGenerated(after, &context) }
         context.flushParagraph(endOffset: nil)
+        if let firstLetter = elementStyle.firstLetter, case .paragraph(let paragraph)? = context.flow.first {
+            applyFirstLetter(firstLetter, to: paragraph)
+        }
         var block = BlockNode(style: elementStyle.style, node: element.id, children: context.flow, marker: nil)
         if elementStyle.style.display == .listItem, let marker = elementStyle.marker, elementStyle.style.listStyleType != .none {
             if elementStyle.style.listStylePosition == .inside, case .paragraph(let paragraph)? = block.children.first {
@@ -139,6 +144,38 @@ struct BoxTreeBuilder {
             }
         }
         return block
+    }
+
+    /// `::first-letter`: leading punctuation and the first letter. Floated, it becomes a drop cap
+    /// (laid out beside the first lines); otherwise it restyles those characters in place.
+    private mutating func applyFirstLetter(_ style: ComputedStyle, to paragraph: Paragraph) {
+        let text = paragraph.text
+        var start = 0
+        while start < text.count, text[start] == 0x20 || text[start] == 0x2028 { start += 1 }
+        var end = start
+        func category(_ index: Int) -> Unicode.GeneralCategory? { Unicode.Scalar(text[index])?.properties.generalCategory }
+        while end < text.count, let kind = category(end), [.openPunctuation, .initialPunctuation, .otherPunctuation].contains(kind) { end += 1 }
+        guard end < text.count else { return }
+        end += (text[end] >= 0xD800 && text[end] < 0xDC00 && end + 1 < text.count) ? 2 : 1
+        while end < text.count, let kind = category(end), [.nonspacingMark, .spacingMark, .finalPunctuation, .closePunctuation].contains(kind) { end += 1 }
+        guard end > start, paragraph.atoms[start] == nil else { return }
+        let index = intern(style)
+        if style.float != .none && paragraph.blockStyle.direction == .ltr {
+            paragraph.dropCap = (start..<end, index)
+            return
+        }
+        // In place: split the style runs around the range.
+        var runs: [StyleRun] = []
+        for run in paragraph.runs {
+            if run.end <= start || run.start >= end {
+                runs.append(run)
+                continue
+            }
+            if run.start < start { runs.append(StyleRun(start: run.start, end: start, style: run.style)) }
+            runs.append(StyleRun(start: max(run.start, start), end: min(run.end, end), style: index))
+            if run.end > end { runs.append(StyleRun(start: end, end: run.end, style: run.style)) }
+        }
+        paragraph.runs = runs
     }
 
     private mutating func prepend(_ marker: GeneratedContent, to paragraph: Paragraph) {
@@ -201,6 +238,8 @@ struct BoxTreeBuilder {
             let elementStyle = styles.style(of: child)
             let style = elementStyle.style
             if style.display == .none { continue }
+            // Absolutely positioned far off the page: hidden on purpose (Standard Ebooks' title pages).
+            if style.position == .absolute || style.position == .fixed, Self.isOffscreen(style) { continue }
             let name = childElement.localName
             if name == "img" || (name == "image" && childElement.namespace == Namespace.svg) || name == "svg" || name == "video"
                 || name == "object" || name == "canvas" && childElement.elementChildren.isEmpty
@@ -227,6 +266,15 @@ struct BoxTreeBuilder {
                 context.flow.append(.block(buildBlock(childElement, elementStyle)))
                 context.lastWasSpace = true
             }
+        }
+    }
+
+    static func isOffscreen(_ style: ComputedStyle) -> Bool {
+        let offsets = [style.offsets.left, style.offsets.top, style.offsets.right, style.offsets.bottom]
+        return offsets.contains { offset in
+            if case .length(.px(let value)) = offset { return value < -2000 }
+            if case .length(.percent(let value)) = offset { return value <= -100 }
+            return false
         }
     }
 

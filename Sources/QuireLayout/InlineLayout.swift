@@ -16,6 +16,8 @@ public final class TextServices: Sendable {
 
 /// One laid-out line, positioned relative to its paragraph's content box (x) and its own top (y).
 struct LineBox {
+    /// No page break after this line (the lines beside a drop cap stay with it).
+    var keepWithNext = false
     var height: Double
     var baseline: Double
     var items: [DisplayItem]
@@ -166,6 +168,10 @@ final class InlineLayout {
             let primaryIndex = faceIndex(primary)
             var index = run.start
             while index < run.end {
+                if let drop = paragraph.dropCap?.range, drop.contains(index) {
+                    index = min(drop.upperBound, run.end)
+                    continue
+                }
                 let unit = text[index]
                 let level = levels?[index] ?? 0
                 if unit == 0x20 {
@@ -434,6 +440,32 @@ final class InlineLayout {
         return (items, itemSegment)
     }
 
+    /// A drop cap's box: width taken from the first lines (padding included), how many lines it
+    /// spans, and its glyphs (origin set once the lines are known).
+    func dropCap(_ paragraph: Paragraph) -> (width: Double, lines: Int, padding: Double, run: GlyphRun?)? {
+        guard let drop = paragraph.dropCap else { return nil }
+        let style = styles[drop.style]
+        let face = services.fonts.primaryFace(for: request(style), bookFonts: caches.bookFonts)
+        let shaped = shape(paragraph.text[drop.range], style: drop.style, face: face, rtl: false)
+        let size = fontSize(style)
+        let padLeft = style.padding.left.resolve(against: 0) * scale
+        let padRight = style.padding.right.resolve(against: 0) * scale
+        let strut = paragraph.blockStyle.lineHeightPx(normalFactor: face.normalLineHeightFactor) * scale
+        let height = max(face.ascent(at: size) * 0.9, style.lineHeightPx(normalFactor: 1) * scale)
+        let lines = max(1, Int((height / max(strut, 1) - 0.2).rounded(.up)))
+        var xs: [Float] = []
+        var pen = 0.0
+        for glyph in shaped.glyphs {
+            xs.append(Float(pen) + glyph.xOffset)
+            pen += Double(glyph.advance)
+        }
+        let run = GlyphRun(
+            face: face, size: size, color: style.color, origin: Point(x: 0, y: 0), glyphs: shaped.glyphs.map(\.id), xs: xs,
+            ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: style.fontWeight >= 600 && !face.isBold,
+            syntheticItalic: style.fontStyle != .normal && !face.isItalic)
+        return (shaped.advance + padLeft + padRight, lines, padLeft, run)
+    }
+
     // MARK: Lines
 
     func layout(_ paragraph: Paragraph, width available: Double, marker: GeneratedContent?) -> [LineBox] {
@@ -454,7 +486,9 @@ final class InlineLayout {
         measure(&segments, paragraph)
         let justify = blockStyle.textAlign == .justify
         let indent = blockStyle.textIndent.resolve(against: available / scale) * scale
-        let lineWidth: (Int) -> Double = { $0 == 0 ? available - indent : available }
+        let drop = dropCap(paragraph)
+        let inset: (Int) -> Double = { line in drop.map { line < $0.lines ? $0.width : 0 } ?? 0 }
+        let lineWidth: (Int) -> Double = { ($0 == 0 ? available - indent : available) - inset($0) }
 
         var (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
         var breaks: LineBreaks
@@ -511,10 +545,22 @@ final class InlineLayout {
             let anchor = (lineStart...breakIndex).lazy.compactMap { itemSegment[$0] >= 0 ? Int(paragraph.sources[segments[itemSegment[$0]].start]) : nil }.first
             let line = makeLine(
                 paragraph, anchor: anchor, segments: segments, indices: segmentIndices, glue: glueAdjust, hyphenStyle: hyphenStyle,
-                available: lineWidth(lineIndex), indent: lineIndex == 0 ? indent : 0, lastLine: lastLine && !(justify && !lastLine),
+                available: lineWidth(lineIndex), indent: (lineIndex == 0 ? indent : 0) + inset(lineIndex), lastLine: lastLine && !(justify && !lastLine),
                 levels: levels, marker: lineIndex == 0 ? marker : nil)
             lines.append(line)
             lineStart = breakIndex + 1
+        }
+        if let drop, !lines.isEmpty {
+            // The drop cap sits on the baseline of the last line it spans; those lines stay together.
+            let spanned = min(drop.lines, lines.count)
+            var top = 0.0
+            for index in 0..<(spanned - 1) { top += lines[index].height }
+            let baseline = top + lines[spanned - 1].baseline
+            if buildItems, var run = drop.run {
+                run.origin = Point(x: drop.padding, y: baseline)
+                lines[0].items.append(.glyphs(run))
+            }
+            for index in 0..<(spanned - 1) { lines[index].keepWithNext = true }
         }
         return lines
     }
