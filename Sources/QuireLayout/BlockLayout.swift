@@ -29,6 +29,28 @@ final class Flow {
     var pendingMarginNegative = 0.0
     var forcedBreakPending = false
     var paragraphCount = 0
+    /// Floats still beside the flow: their side, horizontal extent and vertical span.
+    var floats: [(side: FloatMode, left: Double, right: Double, top: Double, bottom: Double)] = []
+
+    /// Space floats take from a line spanning `top..<bottom` of a box from `left` to `right`.
+    func floatInsets(top: Double, bottom: Double, left: Double, right: Double) -> (left: Double, right: Double) {
+        var insetLeft = 0.0
+        var insetRight = 0.0
+        for float in floats where float.top < bottom && float.bottom > top {
+            if float.side == .left { insetLeft = max(insetLeft, float.right - left) } else { insetRight = max(insetRight, right - float.left) }
+        }
+        return (max(0, insetLeft), max(0, insetRight))
+    }
+
+    /// `clear`: move below the floats on the given side.
+    func clear(_ side: Clear) {
+        guard side != .none else { return }
+        let bottoms = floats.filter { side == .both || (side == .left && $0.side == .left) || (side == .right && $0.side == .right) }.map(\.bottom)
+        if let lowest = bottoms.max() {
+            flushMargin()
+            y = max(y, lowest)
+        }
+    }
 
     func collapseMargin(_ margin: Double) {
         if margin >= 0 { pendingMarginPositive = max(pendingMarginPositive, margin) } else { pendingMarginNegative = min(pendingMarginNegative, margin) }
@@ -71,7 +93,10 @@ struct BlockLayout {
                 layoutBlock(block, left: left, width: width, flow: flow, inheritedMarker: marker)
             case .paragraph(let paragraph):
                 layoutParagraph(paragraph, left: left, width: width, flow: flow, marker: marker)
+            case .replaced(let box) where box.style.float != .none:
+                layoutFloat(box, left: left, width: width, flow: flow)
             case .replaced(let box):
+                flow.clear(box.style.clear)
                 layoutReplaced(box, left: left, width: width, flow: flow)
             case .table(let table):
                 layoutTable(table, left: left, width: width, flow: flow)
@@ -87,6 +112,7 @@ struct BlockLayout {
 
     func layoutBlock(_ block: BlockNode, left: Double, width containingWidth: Double, flow: Flow, inheritedMarker: GeneratedContent?) {
         let style = block.style
+        flow.clear(style.clear)
         let basis = containingWidth / scale
         let marginTop = px(style.margin.top.resolve(against: basis) ?? 0)
         let marginBottom = px(style.margin.bottom.resolve(against: basis) ?? 0)
@@ -183,7 +209,17 @@ struct BlockLayout {
     }
 
     func layoutParagraph(_ paragraph: Paragraph, left: Double, width: Double, flow: Flow, marker: GeneratedContent?) {
-        let lines = inline.layout(paragraph, width: width, marker: marker)
+        var insets: ((Int) -> (left: Double, right: Double))?
+        let startY = flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative
+        if flow.floats.contains(where: { $0.bottom > startY }) {
+            // Lines are broken before their heights are known: estimate each line's place from the strut.
+            let strut = paragraph.blockStyle.lineHeightPx() * scale
+            insets = { line in
+                let top = startY + Double(line) * strut
+                return flow.floatInsets(top: top, bottom: top + strut, left: left, right: left + width)
+            }
+        }
+        let lines = inline.layout(paragraph, width: width, marker: marker, floats: insets)
         let style = paragraph.blockStyle
         let count = lines.count
         let paragraphID = flow.paragraphCount
@@ -226,6 +262,35 @@ struct BlockLayout {
         }
         flow.add(.image(ImageBox(rect: Rect(x: x, y: top, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: nil), slice: slice)
         flow.collapseMargin(marginBottom)
+    }
+
+    /// A floated image: placed at the side at the current height; the content that follows flows
+    /// beside it (its slice overlaps theirs, so a page break keeps it with them or moves it on).
+    func layoutFloat(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
+        let used = usedImageSize(box, containingWidth: width / scale)
+        var w = used.width * scale
+        var h = used.height * scale
+        let fit = min(1, width * 0.9 / max(w, 1), pageHeight / max(h, 1))
+        w *= fit
+        h *= fit
+        let basis = width / scale
+        let marginLeft = px(box.style.margin.left.resolve(against: basis) ?? 0)
+        let marginRight = px(box.style.margin.right.resolve(against: basis) ?? 0)
+        let marginTop = px(box.style.margin.top.resolve(against: basis) ?? 0)
+        let marginBottom = px(box.style.margin.bottom.resolve(against: basis) ?? 0)
+        flow.clear(box.style.clear)
+        flow.flushMargin()
+        let top = flow.y
+        // Below earlier floats on the same side when there is no room beside them.
+        let x = box.style.float == .left ? left + marginLeft : left + width - w - marginRight
+        let slice = flow.addSlice(height: marginTop + h + marginBottom, start: box.offset)
+        flow.slices[slice].breakAfter = .avoid
+        flow.add(
+            .image(ImageBox(rect: Rect(x: x, y: top + marginTop, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: nil),
+            slice: slice)
+        flow.floats.append(
+            (box.style.float, box.style.float == .left ? left : x - marginLeft, box.style.float == .left ? x + w + marginRight : left + width, top, top + marginTop + h + marginBottom))
+        flow.y = top
     }
 
     /// Tables: equal-width columns for now; each row is one unbreakable slice.

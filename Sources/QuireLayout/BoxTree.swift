@@ -195,6 +195,8 @@ struct BoxTreeBuilder {
         var paragraph: Paragraph?
         var lastWasSpace = true
         var startOffset: Int
+        /// Floats met inside the current paragraph, placed before it.
+        var pendingFloats: [FlowNode] = []
 
         init(blockStyle: ComputedStyle, startOffset: Int) {
             self.blockStyle = blockStyle
@@ -210,6 +212,8 @@ struct BoxTreeBuilder {
         }
 
         mutating func flushParagraph(endOffset: Int?) {
+            flow.append(contentsOf: pendingFloats)
+            pendingFloats.removeAll()
             guard let paragraph else { return }
             self.paragraph = nil
             // Trailing collapsible space is dropped.
@@ -245,7 +249,11 @@ struct BoxTreeBuilder {
                 || name == "object" || name == "canvas" && childElement.elementChildren.isEmpty
             {
                 let box = replacedBox(childElement, style)
-                if style.display.isBlockLevel {
+                if style.float != .none {
+                    // Floats leave the line: they go into the flow ahead of the paragraph around them.
+                    context.pendingFloats.append(.replaced(box))
+                    if context.paragraph == nil { context.flushParagraph(endOffset: nil) }
+                } else if style.display.isBlockLevel {
                     context.flushParagraph(endOffset: box.offset)
                     context.flow.append(.replaced(box))
                 } else {

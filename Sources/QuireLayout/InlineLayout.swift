@@ -468,7 +468,11 @@ final class InlineLayout {
 
     // MARK: Lines
 
-    func layout(_ paragraph: Paragraph, width available: Double, marker: GeneratedContent?) -> [LineBox] {
+    /// `floats` gives, for a line number, the space taken on the left and right by floats beside it.
+    func layout(
+        _ paragraph: Paragraph, width available: Double, marker: GeneratedContent?,
+        floats: ((Int) -> (left: Double, right: Double))? = nil
+    ) -> [LineBox] {
         caches.containingWidth = available
         let blockStyle = paragraph.blockStyle
         let text = paragraph.text
@@ -487,8 +491,9 @@ final class InlineLayout {
         let justify = blockStyle.textAlign == .justify
         let indent = blockStyle.textIndent.resolve(against: available / scale) * scale
         let drop = dropCap(paragraph)
-        let inset: (Int) -> Double = { line in drop.map { line < $0.lines ? $0.width : 0 } ?? 0 }
-        let lineWidth: (Int) -> Double = { ($0 == 0 ? available - indent : available) - inset($0) }
+        let floatInsets: (Int) -> (left: Double, right: Double) = floats ?? { _ in (0, 0) }
+        let inset: (Int) -> Double = { line in (drop.map { line < $0.lines ? $0.width : 0 } ?? 0) + floatInsets(line).left }
+        let lineWidth: (Int) -> Double = { max(($0 == 0 ? available - indent : available) - inset($0) - floatInsets($0).right, available * 0.2) }
 
         var (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
         var breaks: LineBreaks
