@@ -293,17 +293,73 @@ struct BlockLayout {
         flow.y = top
     }
 
-    /// Tables: equal-width columns for now; each row is one unbreakable slice.
+    /// Automatic table layout (as browsers do it, simplified): each column gets its min-content width,
+    /// and the room left is shared in proportion to how much more each column would like.
+    func columnWidths(_ table: TableNode, columns: Int, available: Double) -> [Double] {
+        var minimum = [Double](repeating: 0, count: columns)
+        var maximum = [Double](repeating: 0, count: columns)
+        for row in table.rows {
+            for (column, cell) in row.enumerated() where column < columns {
+                let basis = available / scale
+                let horizontal = px(cell.style.padding.left.resolve(against: basis) + cell.style.padding.right.resolve(against: basis))
+                    + px(cell.style.borderWidth.left + cell.style.borderWidth.right)
+                    + px((cell.style.margin.left.resolve(against: basis) ?? 0) + (cell.style.margin.right.resolve(against: basis) ?? 0))
+                let widths = contentWidths(cell.children)
+                minimum[column] = max(minimum[column], widths.min + horizontal)
+                maximum[column] = max(maximum[column], widths.max + horizontal)
+            }
+        }
+        let totalMin = minimum.reduce(0, +)
+        let totalMax = maximum.reduce(0, +)
+        if totalMax <= available {
+            // Everything fits on one line per cell: a table asking for its full width shares the rest.
+            if case .length = table.style.width, totalMax > 0 {
+                return maximum.map { $0 * available / totalMax }
+            }
+            return maximum.map { max($0, 1) }
+        }
+        if totalMin >= available || totalMax <= totalMin {
+            return minimum.map { $0 * available / max(totalMin, 1) }
+        }
+        let share = (available - totalMin) / (totalMax - totalMin)
+        return zip(minimum, maximum).map { $0 + ($1 - $0) * share }
+    }
+
+    func contentWidths(_ nodes: [FlowNode]) -> (min: Double, max: Double) {
+        var result = (min: 0.0, max: 0.0)
+        for node in nodes {
+            let widths: (min: Double, max: Double)
+            switch node {
+            case .paragraph(let paragraph): widths = inline.contentWidths(paragraph)
+            case .block(let block):
+                let inner = contentWidths(block.children)
+                let edges = px(block.style.padding.left.resolve(against: 0) + block.style.padding.right.resolve(against: 0))
+                widths = (inner.min + edges, inner.max + edges)
+            case .replaced(let box):
+                let size = usedImageSize(box, containingWidth: 10_000)
+                widths = (size.width * scale, size.width * scale)
+            case .table(let nested):
+                let inner = nested.rows.map { contentWidths($0.map { .block($0) }) }
+                widths = (inner.map(\.min).max() ?? 0, inner.map(\.max).max() ?? 0)
+            }
+            result = (max(result.min, widths.min), max(result.max, widths.max))
+        }
+        return result
+    }
+
+    /// Tables: automatic column widths; each row is one unbreakable slice.
     func layoutTable(_ table: TableNode, left: Double, width: Double, flow: Flow) {
         let style = table.style
         flow.collapseMargin(px(style.margin.top.resolve(against: width / scale) ?? 0))
         layoutChildren(table.caption, left: left, width: width, flow: flow, listMarker: nil)
         let columns = max(1, table.rows.map(\.count).max() ?? 1)
-        let columnWidth = width / Double(columns)
+        let widths = columnWidths(table, columns: columns, available: width)
+        let offsets = widths.indices.map { widths[..<$0].reduce(0, +) }
         for row in table.rows {
             var cellFlows: [Flow] = []
-            for cell in row {
+            for (column, cell) in row.enumerated() {
                 let cellFlow = Flow()
+                let columnWidth = column == row.count - 1 ? widths[column...].reduce(0, +) : widths[column]
                 layoutBlock(cell, left: 0, width: columnWidth, flow: cellFlow, inheritedMarker: nil)
                 cellFlow.flushMargin()
                 cellFlows.append(cellFlow)
@@ -314,7 +370,7 @@ struct BlockLayout {
             let slice = flow.addSlice(height: height, start: start)
             let top = flow.slices[slice].top
             for (column, cellFlow) in cellFlows.enumerated() {
-                let dx = left + Double(column) * columnWidth
+                let dx = left + offsets[min(column, offsets.count - 1)]
                 for (_, item) in cellFlow.items { flow.add(translate(item, dx: dx, dy: top), slice: slice) }
                 for span in cellFlow.spanning { flow.add(translate(span.item, dx: dx, dy: top), slice: slice) }
                 for (_, record) in cellFlow.lines {

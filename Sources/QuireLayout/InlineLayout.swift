@@ -440,6 +440,42 @@ final class InlineLayout {
         return (items, itemSegment)
     }
 
+    /// Min-content (widest unbreakable piece) and max-content (everything on one line) widths.
+    func contentWidths(_ paragraph: Paragraph) -> (min: Double, max: Double) {
+        let text = paragraph.text
+        var breakable = [Bool](repeating: false, count: text.count + 1)
+        for opportunity in LineBreakOpportunities.find(in: text, language: paragraph.blockStyle.language ?? bookLanguage) where opportunity.offset <= text.count {
+            breakable[opportunity.offset] = true
+        }
+        var segments = segments(paragraph, levels: nil, breaks: breakable)
+        measure(&segments, paragraph)
+        var widest = 0.0
+        var word = 0.0
+        var line = 0.0
+        var longest = 0.0
+        for segment in segments {
+            switch segment.kind {
+            case .space:
+                widest = max(widest, word)
+                word = 0
+                line += segment.width
+            case .forcedBreak:
+                widest = max(widest, word)
+                longest = max(longest, line)
+                word = 0
+                line = 0
+            case .text, .atom:
+                if breakable[segment.start] { widest = max(widest, word); word = 0 }
+                word += segment.width
+                line += segment.width
+            }
+        }
+        widest = max(widest, word)
+        longest = max(longest, line)
+        let indent = max(0, paragraph.blockStyle.textIndent.resolve(against: 0) * scale)
+        return (widest + indent, longest + indent)
+    }
+
     /// A drop cap's box: width taken from the first lines (padding included), how many lines it
     /// spans, and its glyphs (origin set once the lines are known).
     func dropCap(_ paragraph: Paragraph) -> (width: Double, lines: Int, padding: Double, run: GlyphRun?)? {
