@@ -95,15 +95,23 @@ public final class BookLayout: Sendable {
         {
             return fixedLayoutChapter(spineIndex, item: item, path: path, worker: worker)
         }
+        // The images are found from the box tree of the provisional pass (before any line is set),
+        // measured, and the chapter is laid out with their sizes; a pass repeats only if layout
+        // meets an image that was not measured yet.
         var sizes: ImageSizes = [:]
-        var chapter = layoutChapter(spineIndex, worker: worker, buildItems: buildItems, imageSizes: sizes)
-        var passes = 1
         let deadline = DispatchTime.now() + settleLimits.timeBudget
+        guard case .success(let prepared) = prepare(spineIndex) else {
+            return layoutChapter(spineIndex, worker: worker, buildItems: buildItems)
+        }
+        let discovered = imagePaths(prepared)
+        if !discovered.isEmpty { sizes = ConcurrentMeasuring.measure(discovered, with: measurer, until: deadline) }
+        var chapter = layoutChapter(spineIndex, worker: worker, buildItems: buildItems, imageSizes: sizes, prepared: prepared)
+        var passes = 1
         while passes < settleLimits.maxPasses {
             let unmeasured = chapter.imagePaths.filter { sizes[$0] == nil }
             if unmeasured.isEmpty { break }
             sizes.merge(ConcurrentMeasuring.measure(unmeasured, with: measurer, until: deadline)) { $1 }
-            chapter = layoutChapter(spineIndex, worker: worker, buildItems: buildItems, imageSizes: sizes)
+            chapter = layoutChapter(spineIndex, worker: worker, buildItems: buildItems, imageSizes: sizes, prepared: prepared)
             passes += 1
         }
         var record = SettleRecord(images: chapter.imagePaths.count, passes: passes)
@@ -121,32 +129,34 @@ public final class BookLayout: Sendable {
         return chapter
     }
 
-    /// One layout pass with the image sizes known so far.
-    /// `buildItems: false` lays out for the position map only: same pages, no display items.
-    public func layoutChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true, imageSizes: ImageSizes = [:]) -> ChapterLayout {
+    /// A chapter parsed and styled, ready for layout passes.
+    public struct PreparedChapter: Sendable {
+        public let document: ContentDocument
+        public let styles: DocumentStyles
+        public let warnings: [Warning]
+    }
+
+    public struct PreparationFailure: Error, Sendable {
+        public let message: String
+    }
+
+    /// Parses and styles a spine item once, for every pass that follows.
+    public func prepare(_ spineIndex: Int) -> Swift.Result<PreparedChapter, PreparationFailure> {
         let publication = container.publication
-        let spineItem = publication.spine[spineIndex]
-        let item = publication.item(for: spineItem)
-        let href = item?.href ?? spineItem.idref
-        let profile = settings.profile
-        let content = settings.contentRect
-        var warnings: [Warning] = []
-        func blankChapter(_ reason: String?) -> ChapterLayout {
-            if let reason { warnings.append(Warning("chapter", "\(href): \(reason)")) }
-            let page = Page(spineIndex: spineIndex, indexInChapter: 0, width: profile.width, height: profile.height, items: [], lines: [], start: 0, end: 0)
-            return ChapterLayout(spineIndex: spineIndex, href: href, pages: [page], textLength: 0, imageCount: 0, warnings: warnings)
+        guard let item = publication.item(for: publication.spine[spineIndex]), let path = item.path else {
+            return .failure(PreparationFailure(message: "no document"))
         }
-        guard let item, let path = item.path else { return blankChapter("no document") }
         guard item.mediaType.contains("html") || item.mediaType.contains("xml") else {
-            return blankChapter("\(item.mediaType) spine items are not laid out yet")
+            return .failure(PreparationFailure(message: "\(item.mediaType) spine items are not laid out yet"))
         }
         let document: ContentDocument
         do {
             document = try ContentDocument.parse(container.read(path: path), path: path, mediaType: item.mediaType, limits: container.archive.limits)
         } catch {
-            return blankChapter("cannot read: \(error)")
+            return .failure(PreparationFailure(message: "cannot read: \(error)"))
         }
-        warnings += document.warnings
+        let profile = settings.profile
+        let content = settings.contentRect
         var overrides = ReaderOverrides()
         overrides.fontFamily = settings.fontFamily
         overrides.fontSizePt = settings.fontSizePt
@@ -159,9 +169,43 @@ public final class BookLayout: Sendable {
             grayscale: false, bookLanguage: bookLanguage, overrides: overrides)
         let container = self.container
         let styles = styleEngine.computeStyles(
-            document: document.tree, documentPath: path, environment: environment,
-            loadResource: { try? container.read(path: $0) })
-        warnings += styles.warnings
+            document: document.tree, documentPath: path, environment: environment, loadResource: { try? container.read(path: $0) })
+        return .success(PreparedChapter(document: document, styles: styles, warnings: document.warnings + styles.warnings))
+    }
+
+    /// The images a prepared chapter uses, found by building its box tree (no line layout).
+    func imagePaths(_ prepared: PreparedChapter) -> [String] {
+        var builder = BoxTreeBuilder(document: prepared.document, styles: prepared.styles)
+        _ = builder.build()
+        return builder.imagePaths
+    }
+
+    /// One layout pass with the image sizes known so far.
+    /// `buildItems: false` lays out for the position map only: same pages, no display items.
+    public func layoutChapter(
+        _ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true, imageSizes: ImageSizes = [:], prepared: PreparedChapter? = nil
+    ) -> ChapterLayout {
+        let publication = container.publication
+        let spineItem = publication.spine[spineIndex]
+        let item = publication.item(for: spineItem)
+        let href = item?.href ?? spineItem.idref
+        let profile = settings.profile
+        let content = settings.contentRect
+        var warnings: [Warning] = []
+        func blankChapter(_ reason: String?) -> ChapterLayout {
+            if let reason { warnings.append(Warning("chapter", "\(href): \(reason)")) }
+            let page = Page(spineIndex: spineIndex, indexInChapter: 0, width: profile.width, height: profile.height, items: [], lines: [], start: 0, end: 0)
+            return ChapterLayout(spineIndex: spineIndex, href: href, pages: [page], textLength: 0, imageCount: 0, warnings: warnings)
+        }
+        guard let item, item.path != nil else { return blankChapter("no document") }
+        let chapter: PreparedChapter
+        switch prepared.map({ .success($0) }) ?? prepare(spineIndex) {
+        case .success(let value): chapter = value
+        case .failure(let reason): return blankChapter(reason.message)
+        }
+        let document = chapter.document
+        let styles = chapter.styles
+        warnings += chapter.warnings
         var builder = BoxTreeBuilder(document: document, styles: styles)
         builder.imageSizes = imageSizes
         let root = builder.build()
