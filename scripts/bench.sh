@@ -65,3 +65,21 @@ read -r qc qmean qsd <<<"$quire_sd"
 read -r mc mmean msd <<<"$mupdf_sd"
 printf "   quire: %d spaces, mean %.3f, std dev %.3f | mupdf: %d spaces, mean %.3f, std dev %.3f | ratio %.2f\n" \
   "$qc" "$qmean" "$qsd" "$mc" "$mmean" "$msd" "$(echo "$qsd / $msd" | bc -l)"
+
+echo "== settling: map-only layout with the full-extent guard vs the same layout given every image size up front"
+for book in "$CORPUS/idpf-epub3-samples/GhV-oeb-page.epub" "$CORPUS/misc-epubs/epubjs-alice.epub" \
+  "$CORPUS/standardebooks/lewis-carroll_alices-adventures-in-wonderland.epub" \
+  "$CORPUS/tdpf-epub3guide-zh-hant/04_Image_Table_And_Footnote.epub" "$CORPUS/jagat-epub-css-test/02_EPUB_exprssn_test_03ver.epub"; do
+  "$QUIRE" render "$book" --out "$WORK/s" --map-only --quiet --stats "$WORK/settle.json"
+  python3 -c "import json; s=json.load(open('$WORK/settle.json')); json.dump(s['imageSizes'], open('$WORK/sizes.json','w')); print(s['imagesMeasured'], s['settlePasses'])" >"$WORK/counts"
+  read -r measured passes <"$WORK/counts"
+  : >"$WORK/g"; : >"$WORK/k"
+  for _ in $(seq "$RUNS"); do
+    measure "$QUIRE" render "$book" --out "$WORK/s" --map-only --quiet >>"$WORK/g"
+    measure "$QUIRE" render "$book" --out "$WORK/s" --map-only --quiet --image-sizes "$WORK/sizes.json" >>"$WORK/k"
+  done
+  gt=$(cut -d' ' -f1 "$WORK/g" | median); kt=$(cut -d' ' -f1 "$WORK/k" | median)
+  printf "   %-46s %4d images measured, %3d passes: guarded %.3f s, sizes known %.3f s, ratio %.2f\n" \
+    "$(basename "$book" | cut -c1-46)" "$measured" "$passes" "$gt" "$kt" "$(echo "$gt / $kt" | bc -l)"
+done
+[ -x scripts/bench-pdf.sh ] && bash scripts/bench-pdf.sh || true

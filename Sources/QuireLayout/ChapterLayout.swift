@@ -22,17 +22,21 @@ public struct ChapterLayout: Sendable {
     /// Images the chapter uses (archive paths, document order) and what settling did.
     public var imagePaths: [String] = []
     public var settle = SettleRecord()
+    /// Measured image sizes (CSS px) by archive path.
+    public var imageSizes: [String: (Double, Double)] = [:]
 }
 
 /// The whole book: chapters are independent, so they are laid out in parallel and gathered in
 /// spine order (the result does not depend on the number of workers).
-public final class BookLayout: Sendable {
+public final class BookLayout: @unchecked Sendable {
     public let container: EPUBContainer
     public let settings: LayoutSettings
     public let services: TextServices
     public let settleLimits: SettleLimits
     /// Measures images between layout passes; replaceable for tests.
     public let measurer: ImageMeasurer
+    /// Sizes known before layout (as if every image had width/height attributes); benchmarks use it.
+    public var knownImageSizes: ImageSizes = [:]
     let styleEngine = StyleEngine()
 
     public init(
@@ -103,8 +107,9 @@ public final class BookLayout: Sendable {
         guard case .success(let prepared) = prepare(spineIndex) else {
             return layoutChapter(spineIndex, worker: worker, buildItems: buildItems)
         }
-        let discovered = imagePaths(prepared)
-        if !discovered.isEmpty { sizes = ConcurrentMeasuring.measure(discovered, with: measurer, until: deadline) }
+        let discovered = imagePaths(prepared).filter { knownImageSizes[$0] == nil }
+        sizes = knownImageSizes
+        if !discovered.isEmpty { sizes.merge(ConcurrentMeasuring.measure(discovered, with: measurer, until: deadline)) { $1 } }
         var chapter = layoutChapter(spineIndex, worker: worker, buildItems: buildItems, imageSizes: sizes, prepared: prepared)
         var passes = 1
         while passes < settleLimits.maxPasses {
@@ -126,6 +131,9 @@ public final class BookLayout: Sendable {
             chapter.warnings.append(Warning("image", "\(chapter.href): \(item.path): \(item.reason); shown as a placeholder"))
         }
         chapter.settle = record
+        for path in chapter.imagePaths {
+            if case .measured(let width, let height, _)? = sizes[path] { chapter.imageSizes[path] = (width, height) }
+        }
         return chapter
     }
 

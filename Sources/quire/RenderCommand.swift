@@ -5,7 +5,7 @@ import Quire
 
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
-        "out", "profile", "size", "stats", "open-at", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
+        "out", "profile", "size", "stats", "open-at", "image-sizes", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
     ])
     static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet"]
 
@@ -100,6 +100,13 @@ enum RenderCommand {
 
         let container = try EPUBContainer.open(path: path, limits: try options.limits())
         let layout = try BookLayout(container: container, settings: settings)
+        if let file = options.value("image-sizes") {
+            // Sizes given up front (benchmarks: the layout a book with perfect width/height attributes gets).
+            guard let data = FileManager.default.contents(atPath: file),
+                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: [Double]]
+            else { throw QuireError.cannotOpen(path: file, reason: "expected a JSON object of path → [width, height]") }
+            layout.knownImageSizes = object.compactMapValues { $0.count == 2 ? .measured(width: $0[0], height: $0[1], hasIntrinsicSize: true) : nil }
+        }
         if let target = options.value("open-at") {
             // Answered through the full-extent guard before the whole book is laid out.
             writeStdout("\(try OpenAt.resolve(target, layout: layout))\n")
@@ -149,6 +156,9 @@ enum RenderCommand {
                     ])
                 ),
                 ("missingGlyphs", .int(result.chapters.reduce(0) { $0 + $1.missingGlyphs })),
+                ("settlePasses", .int(result.chapters.reduce(0) { $0 + $1.settle.passes })),
+                ("imagesMeasured", .int(result.chapters.reduce(0) { $0 + $1.settle.measured })),
+                ("imageSizes", .object(result.chapters.flatMap { chapter in chapter.imageSizes.sorted { $0.key < $1.key }.map { ($0.key, JSON.array([.double($0.value.0), .double($0.value.1)])) } })),
             ])
             try Output.writeAtomically(stats.serializedBytes() + [0x0A], to: statsPath)
         }
