@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(
             name: "CFribidi", path: "Sources/CFribidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(
+            name: "CPoppler", path: "Sources/CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // libhyphen ships no .pc file: the module map's `link "hyphen"` and /usr/include/hyphen.h do it.
         .systemLibrary(name: "CHyphen", path: "Sources/CHyphen", providers: [.apt(["libhyphen-dev"])]),
         // Small C targets where Swift can't reach: ICU's version-suffixed API, libpng's setjmp errors and pixel loops.
@@ -45,20 +47,24 @@ let package = Package(
             dependencies: [
                 "QuireCore", "QuireStyle", "CHarfBuzz", "CFreeType", "CFontconfig", "CFribidi", "CHyphen", "CQuireICU",
             ]),
+        // Page preparation on bitmaps: rotate, border-crop, split spreads; decode budgets.
+        .target(name: "QuirePreparation", dependencies: ["QuireCore"]),
         // Boxes, lines, pages: styled documents to per-page display lists.
         .target(
             name: "QuireLayout",
             dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText"]),
         // Display lists to pixels (cairo) and PNG files (libpng).
         .target(name: "QuirePaint", dependencies: ["QuireCore", "QuireText", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
-        // The position map: pages tied to semantic positions (spine item + text offset).
-        .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout"]),
+        // PDF documents (poppler): metadata, labels, outline, parallel rendering with page preparation.
+        .target(name: "QuirePDF", dependencies: ["QuireCore", "QuirePaint", "QuirePreparation", "CPoppler", "CCairo"]),
+        // The position map: pages tied to semantic positions (spine item + text offset, or PDF page).
+        .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout", "QuirePDF"]),
         // The public umbrella: `import Quire`.
         .target(
             name: "Quire",
             dependencies: [
                 "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireLayout",
-                "QuirePaint", "QuirePositions",
+                "QuirePreparation", "QuirePaint", "QuirePDF", "QuirePositions",
             ]),
         // CLI only: argument parsing and wiring.
         .executableTarget(name: "quire", dependencies: ["Quire"]),

@@ -2,6 +2,7 @@
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -61,6 +62,53 @@ int quire_png_write(const char *path, const uint8_t *pixels, int width, int heig
         if (error) snprintf(error, error_capacity, "cannot finish writing %s", path);
         return -1;
     }
+    return 0;
+}
+
+int quire_png_read(const char *path, uint8_t **pixels, int *width, int *height, int *channels,
+                   char *error, size_t error_capacity) {
+    if (error && error_capacity) error[0] = 0;
+    *pixels = NULL;
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        if (error) snprintf(error, error_capacity, "cannot open %s", path);
+        return -1;
+    }
+    WriteContext context = {.error = error, .capacity = error_capacity};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        if (png) png_destroy_read_struct(&png, NULL, NULL);
+        fclose(file);
+        return -1;
+    }
+    uint8_t *volatile buffer = NULL;
+    if (setjmp(context.jump)) {
+        free(buffer);
+        png_destroy_read_struct(&png, &info, NULL);
+        fclose(file);
+        return -1;
+    }
+    png_init_io(png, file);
+    png_read_info(png, info);
+    png_set_expand(png);
+    png_set_strip_16(png);
+    png_color_16 white = {.red = 0xFFFF, .green = 0xFFFF, .blue = 0xFFFF, .gray = 0xFFFF};
+    png_set_background(png, &white, PNG_BACKGROUND_GAMMA_SCREEN, 0, 1.0);
+    png_read_update_info(png, info);
+    int w = (int)png_get_image_width(png, info), h = (int)png_get_image_height(png, info);
+    int c = png_get_channels(png, info);
+    if (c != 1 && c != 3) png_error(png, "unexpected channel count");
+    buffer = malloc((size_t)w * (size_t)h * (size_t)c + 1);
+    if (!buffer) png_error(png, "out of memory");
+    for (int y = 0; y < h; y++) png_read_row(png, buffer + (size_t)y * (size_t)w * (size_t)c, NULL);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(file);
+    *pixels = buffer;
+    *width = w;
+    *height = h;
+    *channels = c;
     return 0;
 }
 
