@@ -7,6 +7,16 @@ enum InfoCommand {
             throw QuireError.usage("info takes one book: quire info BOOK [--json]")
         }
         let path = options.positionals[0]
+        try InputFile.checkReadable(path)
+        if try InputFile.sniff(path) == .pdf {
+            let info = try PDFDocument(path: path).info()
+            if options.flag("json") {
+                writeStdout(bytes: PDFInfoReport.json(info, file: path).serializedBytes() + [UInt8(ascii: "\n")])
+            } else {
+                writeStdout(PDFInfoReport.text(info))
+            }
+            return
+        }
         let container = try EPUBContainer.open(path: path, limits: try options.limits())
         if options.flag("json") {
             writeStdout(bytes: PublicationInfo.json(container, file: path).serializedBytes() + [UInt8(ascii: "\n")])

@@ -5,12 +5,16 @@ let usage = """
     usage: quire <command> [options]
 
     commands:
-      info BOOK [--json]      what is inside an EPUB: metadata, spine, TOC, page-list, resources, warnings
+      info BOOK [--json]      what is inside an EPUB (metadata, spine, TOC, page-list, resources, warnings)
+                              or a PDF (pages, sizes, labels, outline, metadata)
       render BOOK --out DIR   pages as PNG (DIR/pages/0001.png …) and DIR/positions.json
           [--profile NAME | --size WxH] [--dpi N] [--font-size PT] [--margin PT] [--line-height X]
           [--font FAMILY] [--align justify|left|right|center|start] [--theme light|sepia|dark]
           [--gray] [--dither] [--jobs N] [--pages RANGE] [--no-hyphenation] [--map-only]
           [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--quiet]
+      render FILE.pdf --out DIR   PDF pages as PNG and DIR/positions.json
+          [--dpi N | --profile NAME | --size WxH] [--gray] [--dither] [--jobs N] [--pages RANGE]
+          [--password PW] [--rotate 0|90|180|270] [--crop] [--split ltr|rtl|none] [--quiet]
       profiles                the named device profiles
 
     options for every command that opens a book (raise the safety limits):
@@ -18,7 +22,7 @@ let usage = """
       --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
 
     exit codes: 0 ok, 64 usage, 65 bad data (corrupt, invalid or hostile book), 66 cannot open input,
-    69 unsupported (DRM, not yet supported formats), 73 cannot create output, 74 I/O error
+    69 unsupported (DRM, encrypted PDF without its password), 73 cannot create output, 74 I/O error
     """
 
 func printError(_ message: String) {
