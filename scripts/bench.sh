@@ -65,3 +65,4 @@ read -r qc qmean qsd <<<"$quire_sd"
 read -r mc mmean msd <<<"$mupdf_sd"
 printf "   quire: %d spaces, mean %.3f, std dev %.3f | mupdf: %d spaces, mean %.3f, std dev %.3f | ratio %.2f\n" \
   "$qc" "$qmean" "$qsd" "$mc" "$mmean" "$msd" "$(echo "$qsd / $msd" | bc -l)"
+bash scripts/bench-pdf.sh
