@@ -74,6 +74,9 @@ public enum PDFRenderer {
         path: String, info: PDFInfo, sourcePages: [Int], options: PDFRenderOptions, jobs: Int,
         imagePath: @escaping @Sendable (PDFOutputPage) -> String, progress: (@Sendable () -> Void)? = nil
     ) throws {
+        guard !sourcePages.isEmpty else { return }
+        // `info` came from a document opened on this thread, so poppler's global state exists
+        // before the workers open theirs concurrently.
         let plan = plan(info, options: options)
         var outputs: [Int: [PDFOutputPage]] = [:]
         for page in plan { outputs[page.sourcePage, default: []].append(page) }

@@ -43,12 +43,15 @@ enum PDFRenderCommand {
         let digits = PositionMap.digits(forPageCount: plan.count)
         try Output.createDirectory(out)
         try Output.createDirectory(out + "/pages")
-        let progress = Progress(total: sourcePages.count, enabled: isatty(2) == 1 && !options.flag("quiet"))
+        // --map-only: the map without images (every image member null).
+        let mapOnly = options.flag("map-only")
+        let rendering = mapOnly ? [] : sourcePages
+        let progress = Progress(total: rendering.count, enabled: isatty(2) == 1 && !options.flag("quiet"))
         try PDFRenderer.render(
-            path: path, info: info, sourcePages: sourcePages, options: render, jobs: jobs,
+            path: path, info: info, sourcePages: rendering, options: render, jobs: jobs,
             imagePath: { out + "/" + PositionMap.imageName(forPage: $0.index, digits: digits) }, progress: { progress.step() })
         progress.finish()
-        let selected = Set(sourcePages)
+        let selected = Set(rendering)
         let rendered = Set(plan.filter { selected.contains($0.sourcePage) }.map(\.index))
         let identity = PositionMap.BookIdentity(sha256: try PositionMap.sha256(ofFile: path))
         let map = PDFPositionMap.json(

@@ -6,7 +6,7 @@ let usage = """
 
     commands:
       info BOOK [--json]      what is inside an EPUB (metadata, spine, TOC, page-list, resources, warnings)
-                              or a PDF (pages, sizes, labels, outline, metadata)
+                              or a PDF (pages, sizes, labels, outline, metadata; --password PW)
       render BOOK --out DIR   pages as PNG (DIR/pages/0001.png …) and DIR/positions.json
           [--profile NAME | --size WxH] [--dpi N] [--font-size PT] [--margin PT] [--line-height X]
           [--font FAMILY] [--align justify|left|right|center|start] [--theme light|sepia|dark]
@@ -14,7 +14,7 @@ let usage = """
           [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--quiet]
       render FILE.pdf --out DIR   PDF pages as PNG and DIR/positions.json
           [--dpi N | --profile NAME | --size WxH] [--gray] [--dither] [--jobs N] [--pages RANGE]
-          [--password PW] [--rotate 0|90|180|270] [--crop] [--split ltr|rtl|none] [--quiet]
+          [--password PW] [--rotate 0|90|180|270] [--crop] [--split ltr|rtl|none] [--map-only] [--quiet]
       profiles                the named device profiles
 
     options for every command that opens a book (raise the safety limits):
