@@ -14,14 +14,16 @@ fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-# One timed run: prints "seconds peak_kb".
+# One timed run: prints "seconds peak_kb cpu_seconds" (CPU = user + system, which other load on
+# a shared machine disturbs less than wall time).
 measure() {
-  /usr/bin/time -f "%e %M" -o "$WORK/time" bash -c "$1" >/dev/null 2>&1
-  cat "$WORK/time"
+  /usr/bin/time -f "%e %M %U %S" -o "$WORK/time" bash -c "$1" >/dev/null 2>&1
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$WORK/time"
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-echo "== PDF: every page to PNG at 150 dpi (median of $RUNS alternating runs; quire uses every core)"
+echo "== PDF: every page to PNG at 150 dpi (median of $RUNS alternating runs; quire uses every core, the others one)"
+echo "   load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for pdf in "$CORPUS/pdfjs-test-pdfs/freeculture.pdf" "$CORPUS/debian-doc-pdfs/gnuplot.pdf"; do
   name="$(basename "$pdf" .pdf)"
   pages="$(pdfinfo "$pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')"
@@ -36,7 +38,10 @@ for pdf in "$CORPUS/pdfjs-test-pdfs/freeculture.pdf" "$CORPUS/debian-doc-pdfs/gn
   mt=$(cut -d' ' -f1 "$WORK/m" | median); mm=$(cut -d' ' -f2 "$WORK/m" | median)
   printf "%-12s %4s pages | quire %6.2f s %7d KB | pdftocairo %6.2f s %7d KB | mutool %6.2f s %7d KB\n" \
     "$name" "$pages" "$qt" "$qm" "$ct" "$cm" "$mt" "$mm"
+  qc=$(cut -d' ' -f3 "$WORK/q" | median); cc=$(cut -d' ' -f3 "$WORK/c" | median); mc=$(cut -d' ' -f3 "$WORK/m" | median)
   printf "%-12s            time ratio vs pdftocairo %.3f (target <= 0.07), vs mutool %.2f (target <= 0.5); RSS ratio vs mutool %.2f\n" \
     "" "$(echo "$qt / $ct" | bc -l)" "$(echo "$qt / $mt" | bc -l)" "$(echo "$qm / $mm" | bc -l)"
+  printf "%-12s            CPU seconds: quire %.2f, pdftocairo %.2f, mutool %.2f (ratios %.3f, %.2f)\n" \
+    "" "$qc" "$cc" "$mc" "$(echo "$qc / $cc" | bc -l)" "$(echo "$qc / $mc" | bc -l)"
   echo "             output: quire $(ls "$WORK/q-out/pages" | wc -l) files $(du -sk "$WORK/q-out/pages" | cut -f1) KB, pdftocairo $(du -sk "$WORK/c-out" | cut -f1) KB, mutool $(du -sk "$WORK/m-out" | cut -f1) KB"
 done

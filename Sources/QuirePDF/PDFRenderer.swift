@@ -91,10 +91,13 @@ public enum PDFRenderer {
                 queue.fail(error)
                 return
             }
+            let surfaces = SurfaceCache()
             while let slot = queue.next() {
                 let number = sourcePages[slot]
                 do {
-                    try renderPage(document, number: number, info: info.pages[number - 1], outputs: frozen[number] ?? [], options: options, imagePath: imagePath)
+                    try renderPage(
+                        document, number: number, info: info.pages[number - 1], outputs: frozen[number] ?? [], options: options,
+                        surfaces: surfaces, imagePath: imagePath)
                 } catch {
                     queue.fail(error)
                 }
@@ -106,17 +109,16 @@ public enum PDFRenderer {
 
     static func renderPage(
         _ document: PDFDocument, number: Int, info: PDFPageInfo, outputs: [PDFOutputPage], options: PDFRenderOptions,
-        imagePath: (PDFOutputPage) -> String
+        surfaces: SurfaceCache, imagePath: (PDFOutputPage) -> String
     ) throws {
         let scale = scale(width: info.width, height: info.height, options: options)
         let width = pixels(info.width, scale), height = pixels(info.height, scale)
         guard width <= 32767, height <= 32767, Double(width) * Double(height) <= 400_000_000 else {
             throw QuireError.limitExceeded(limit: "page pixels", detail: "page \(number) would be \(width)x\(height) pixels; lower --dpi")
         }
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)),
-            cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS
-        else { throw QuireError.io("cairo cannot make a \(width)x\(height) surface for page \(number)") }
-        defer { cairo_surface_destroy(surface) }
+        guard let surface = surfaces.surface(width: width, height: height) else {
+            throw QuireError.io("cairo cannot make a \(width)x\(height) surface for page \(number)")
+        }
         try document.withPage(number - 1) { page in
             let cr = cairo_create(surface)!
             defer { cairo_destroy(cr) }
@@ -148,6 +150,29 @@ public enum PDFRenderer {
             }
         }
     }
+}
+
+/// One worker's image surface, kept while pages keep the same pixel size: a new surface per page
+/// costs a zeroed allocation and its page faults, and every page is painted white anyway.
+final class SurfaceCache {
+    private var cached: OpaquePointer?
+    private var size = (width: 0, height: 0)
+
+    func surface(width: Int, height: Int) -> OpaquePointer? {
+        if let cached, size == (width, height) { return cached }
+        if let cached { cairo_surface_destroy(cached) }
+        cached = nil
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height)) else { return nil }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            cairo_surface_destroy(surface)
+            return nil
+        }
+        cached = surface
+        size = (width, height)
+        return surface
+    }
+
+    deinit { if let cached { cairo_surface_destroy(cached) } }
 }
 
 /// Hands out slots 0..<count in order and keeps the first error (after which it hands out nothing).

@@ -182,21 +182,21 @@ public enum PNGWriter {
         try write(xrgb: UnsafePointer(data), width: width, height: height, stride: stride, gray: gray, dither16: dither16, level: level, to: path)
     }
 
-    /// Native-endian 0xXXRRGGBB pixels (cairo's RGB24 layout, wherever they live) to a PNG.
+    /// Native-endian 0xXXRRGGBB pixels (cairo's RGB24 layout, wherever they live) to a PNG,
+    /// converted row by row inside the writer (no whole-image copy).
     public static func write(
         xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool, level: Int, to path: String
     ) throws {
-        let channels = gray ? 1 : 3
-        var rows = [UInt8](repeating: 0, count: max(1, width * height * channels))
-        rows.withUnsafeMutableBufferPointer { buffer in
-            if gray {
-                quire_xrgb_to_gray(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height), dither16 ? 16 : 256)
-            } else {
-                quire_xrgb_to_rgb(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height))
-            }
+        let temporary = path + ".tmp-\(getpid())"
+        var error = [CChar](repeating: 0, count: 256)
+        let levels: Int32 = gray ? (dither16 ? 16 : 256) : 0
+        guard quire_png_write_xrgb(temporary, data, Int32(stride), Int32(width), Int32(height), levels, Int32(level), &error, 256) == 0 else {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        try rows.withUnsafeBufferPointer { buffer in
-            try write(rows: buffer.baseAddress!, width: width, height: height, stride: width * channels, channels: channels, level: level, to: path)
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
         }
     }
 

@@ -205,6 +205,37 @@ final class PDFTests: XCTestCase {
         XCTAssertTrue(text.stdoutText.contains("PDF, 3 pages"), text.stdoutText)
     }
 
+    /// The row-by-row XRGB writer (libpng drops the padding byte and swaps to RGB) writes the
+    /// pixels the whole-image conversions would: checked on a gradient with odd sizes and a padded stride.
+    func testXRGBWriterKeepsEveryPixel() throws {
+        let width = 37, height = 19, stride = 40 * 4
+        var words = [UInt32](repeating: 0xDEADBEEF, count: stride / 4 * height)
+        for y in 0..<height { for x in 0..<width { words[y * stride / 4 + x] = 0xAB00_0000 | UInt32(x * 7) << 16 | UInt32(y * 13) << 8 | UInt32((x * y) & 0xFF) } }
+        for (gray, dither) in [(false, false), (true, false), (true, true)] {
+            let path = directory.appendingPathComponent("xrgb-\(gray)-\(dither).png").path
+            try words.withUnsafeBytes { raw in
+                try PNGWriter.write(
+                    xrgb: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), width: width, height: height, stride: stride, gray: gray,
+                    dither16: dither, level: 1, to: path)
+            }
+            let image = try PNGReader.read(path)
+            XCTAssertEqual([image.width, image.height, image.channels], [width, height, gray ? 1 : 3])
+            for y in 0..<height {
+                for x in 0..<width {
+                    let (r, g, b) = (x * 7, y * 13, (x * y) & 0xFF)
+                    if !gray {
+                        XCTAssertEqual(Array(image.pixels[(y * width + x) * 3..<(y * width + x) * 3 + 3]), [UInt8(r), UInt8(g), UInt8(b)])
+                    } else if !dither {
+                        XCTAssertEqual(Int(image.pixels[y * width + x]), (r * 77 + g * 150 + b * 29 + 128) >> 8)
+                    } else {
+                        XCTAssertEqual(image.pixels[y * width + x] % 17, 0)
+                        XCTAssertLessThanOrEqual(abs(Int(image.pixels[y * width + x]) - (r * 77 + g * 150 + b * 29 + 128) >> 8), 17)
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: - Corpus
 
     func corpusPDFs() throws -> [URL] {
