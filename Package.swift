@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(
             name: "CRsvg", path: "Sources/CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
+        .systemLibrary(
+            name: "CPoppler", path: "Sources/CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
         // libhyphen ships no .pc file: the module map's `link "hyphen"` and /usr/include/hyphen.h do it.
         .systemLibrary(name: "CHyphen", path: "Sources/CHyphen", providers: [.apt(["libhyphen-dev"])]),
         // Small C targets where Swift can't reach: ICU's version-suffixed API, libpng's setjmp errors and pixel loops.
@@ -54,6 +56,8 @@ let package = Package(
             ]),
         // Images: sizes from headers only, and decoding to a size budget (PNG, JPEG, GIF, WebP, SVG).
         .target(name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CRsvg", "CCairo"]),
+        // Page preparation on bitmaps: rotate, border-crop, split spreads; decode budgets.
+        .target(name: "QuirePreparation", dependencies: ["QuireCore"]),
         // Boxes, lines, pages: styled documents to per-page display lists.
         .target(
             name: "QuireLayout",
@@ -62,14 +66,16 @@ let package = Package(
         .target(
             name: "QuirePaint",
             dependencies: ["QuireCore", "QuireText", "QuireImages", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
-        // The position map: pages tied to semantic positions (spine item + text offset).
-        .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout"]),
+        // PDF documents (poppler): metadata, labels, outline, parallel rendering with page preparation.
+        .target(name: "QuirePDF", dependencies: ["QuireCore", "QuirePaint", "QuirePreparation", "CPoppler", "CCairo"]),
+        // The position map: pages tied to semantic positions (spine item + text offset, or PDF page).
+        .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout", "QuirePDF"]),
         // The public umbrella: `import Quire`.
         .target(
             name: "Quire",
             dependencies: [
                 "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages",
-                "QuireLayout", "QuirePaint", "QuirePositions",
+                "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions",
             ]),
         // CLI only: argument parsing and wiring.
         .executableTarget(name: "quire", dependencies: ["Quire"]),

@@ -2,6 +2,7 @@
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -64,6 +65,53 @@ int quire_png_write(const char *path, const uint8_t *pixels, int width, int heig
     return 0;
 }
 
+int quire_png_read(const char *path, uint8_t **pixels, int *width, int *height, int *channels,
+                   char *error, size_t error_capacity) {
+    if (error && error_capacity) error[0] = 0;
+    *pixels = NULL;
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        if (error) snprintf(error, error_capacity, "cannot open %s", path);
+        return -1;
+    }
+    WriteContext context = {.error = error, .capacity = error_capacity};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        if (png) png_destroy_read_struct(&png, NULL, NULL);
+        fclose(file);
+        return -1;
+    }
+    uint8_t *volatile buffer = NULL;
+    if (setjmp(context.jump)) {
+        free(buffer);
+        png_destroy_read_struct(&png, &info, NULL);
+        fclose(file);
+        return -1;
+    }
+    png_init_io(png, file);
+    png_read_info(png, info);
+    png_set_expand(png);
+    png_set_strip_16(png);
+    png_color_16 white = {.red = 0xFFFF, .green = 0xFFFF, .blue = 0xFFFF, .gray = 0xFFFF};
+    png_set_background(png, &white, PNG_BACKGROUND_GAMMA_SCREEN, 0, 1.0);
+    png_read_update_info(png, info);
+    int w = (int)png_get_image_width(png, info), h = (int)png_get_image_height(png, info);
+    int c = png_get_channels(png, info);
+    if (c != 1 && c != 3) png_error(png, "unexpected channel count");
+    buffer = malloc((size_t)w * (size_t)h * (size_t)c + 1);
+    if (!buffer) png_error(png, "out of memory");
+    for (int y = 0; y < h; y++) png_read_row(png, buffer + (size_t)y * (size_t)w * (size_t)c, NULL);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(file);
+    *pixels = buffer;
+    *width = w;
+    *height = h;
+    *channels = c;
+    return 0;
+}
+
 void quire_xrgb_to_rgb(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height) {
     for (int y = 0; y < height; y++) {
         const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
@@ -85,24 +133,92 @@ static const uint8_t bayer8[8][8] = {
     {15, 47, 7, 39, 13, 45, 5, 37},  {63, 31, 55, 23, 61, 29, 53, 21},
 };
 
-void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height, int levels) {
+static void xrgb_row_to_gray(const uint32_t *row, uint8_t *out, int width, int y, int levels) {
     int quantise = levels >= 2 && levels < 256;
     int steps = quantise ? levels - 1 : 255;
+    for (int x = 0; x < width; x++) {
+        uint32_t pixel = row[x];
+        uint32_t r = (pixel >> 16) & 0xFF, g = (pixel >> 8) & 0xFF, b = pixel & 0xFF;
+        uint32_t luma = (r * 77 + g * 150 + b * 29 + 128) >> 8;
+        if (quantise) {
+            // Scale to [0, steps*64), add the threshold, then divide back down.
+            uint32_t scaled = luma * (uint32_t)steps * 64 / 255;
+            uint32_t level = (scaled + bayer8[y & 7][x & 7]) / 64;
+            if (level > (uint32_t)steps) level = (uint32_t)steps;
+            luma = level * 255 / (uint32_t)steps;
+        }
+        out[x] = (uint8_t)luma;
+    }
+}
+
+void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height, int levels) {
     for (int y = 0; y < height; y++) {
-        const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
-        uint8_t *out = dst + (size_t)y * (size_t)width;
-        for (int x = 0; x < width; x++) {
-            uint32_t pixel = row[x];
-            uint32_t r = (pixel >> 16) & 0xFF, g = (pixel >> 8) & 0xFF, b = pixel & 0xFF;
-            uint32_t luma = (r * 77 + g * 150 + b * 29 + 128) >> 8;
-            if (quantise) {
-                // Scale to [0, steps*64), add the threshold, then divide back down.
-                uint32_t scaled = luma * (uint32_t)steps * 64 / 255;
-                uint32_t level = (scaled + bayer8[y & 7][x & 7]) / 64;
-                if (level > (uint32_t)steps) level = (uint32_t)steps;
-                luma = level * 255 / (uint32_t)steps;
-            }
-            out[x] = (uint8_t)luma;
+        xrgb_row_to_gray((const uint32_t *)(src + (size_t)y * (size_t)src_stride), dst + (size_t)y * (size_t)width, width, y, levels);
+    }
+}
+
+int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
+                         int level, char *error, size_t error_capacity) {
+    if (error && error_capacity) error[0] = 0;
+    uint8_t *volatile gray_row = NULL;
+    if (gray_levels && !(gray_row = malloc((size_t)width + 1))) {
+        if (error) snprintf(error, error_capacity, "out of memory");
+        return -1;
+    }
+    FILE *file = fopen(path, "wb");
+    if (!file) {
+        free(gray_row);
+        if (error) snprintf(error, error_capacity, "cannot open %s for writing", path);
+        return -1;
+    }
+    WriteContext context = {.error = error, .capacity = error_capacity};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!png || !info) {
+        if (png) png_destroy_write_struct(&png, NULL);
+        fclose(file);
+        free(gray_row);
+        if (error) snprintf(error, error_capacity, "libpng could not allocate");
+        return -1;
+    }
+    if (setjmp(context.jump)) {
+        png_destroy_write_struct(&png, &info);
+        fclose(file);
+        free(gray_row);
+        return -1;
+    }
+    png_init_io(png, file);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, gray_levels ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(png, level);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    // Fewer, larger IDAT chunks: less per-call overhead in zlib and stdio.
+    png_set_compression_buffer_size(png, 1 << 18);
+    png_write_info(png, info);
+    if (!gray_levels) {
+        // Native-endian 0x00RRGGBB words: B,G,R,X in memory on little-endian machines.
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        png_set_filler(png, 0, PNG_FILLER_AFTER);
+        png_set_bgr(png);
+#else
+        png_set_filler(png, 0, PNG_FILLER_BEFORE);
+#endif
+    }
+    for (int y = 0; y < height; y++) {
+        const uint8_t *row = src + (size_t)y * (size_t)src_stride;
+        if (gray_levels) {
+            xrgb_row_to_gray((const uint32_t *)row, gray_row, width, y, gray_levels);
+            png_write_row(png, gray_row);
+        } else {
+            png_write_row(png, (png_const_bytep)row);
         }
     }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    free(gray_row);
+    if (fclose(file) != 0) {
+        if (error) snprintf(error, error_capacity, "cannot finish writing %s", path);
+        return -1;
+    }
+    return 0;
 }

@@ -5,7 +5,9 @@
 @_exported import QuireImages
 @_exported import QuireLayout
 @_exported import QuirePaint
+@_exported import QuirePDF
 @_exported import QuirePositions
+@_exported import QuirePreparation
 @_exported import QuireText
 @_exported import QuireStyle
 @_exported import QuireXML

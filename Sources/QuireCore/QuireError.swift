@@ -16,6 +16,10 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
     case drmProtected(String)
     case limitExceeded(limit: String, detail: String)
     case unsupported(String)
+    /// An encrypted PDF opened without its password, or with a wrong one.
+    case passwordRequired(String)
+    /// A PDF that is damaged, truncated or not a PDF at all.
+    case invalidPDF(String)
     case cannotCreateOutput(path: String, reason: String)
     case io(String)
     /// A position (page, Locator, CFI, XPointer, label…) that names nothing in the book.
@@ -29,10 +33,10 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unresolvable: return 3
         case .usage: return 64
         case .notAnEPUB, .corruptArchive, .missingContainer, .invalidPackageDocument, .invalidXML,
-            .invalidImage, .missingResource, .unsafeEntryName, .limitExceeded:
+            .invalidImage, .missingResource, .unsafeEntryName, .limitExceeded, .invalidPDF:
             return 65
         case .notFound, .cannotOpen: return 66
-        case .drmProtected, .unsupported: return 69
+        case .drmProtected, .unsupported, .passwordRequired: return 69
         case .cannotCreateOutput: return 73
         case .io: return 74
         }
@@ -55,6 +59,8 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .drmProtected: return "drm-protected"
         case .limitExceeded: return "limit-exceeded"
         case .unsupported: return "unsupported"
+        case .passwordRequired: return "password-required"
+        case .invalidPDF: return "invalid-pdf"
         case .cannotCreateOutput: return "cannot-create-output"
         case .io: return "io"
         case .unresolvable: return "unresolvable"
@@ -77,6 +83,8 @@ public enum QuireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .drmProtected(let detail): return "DRM-protected: \(detail)"
         case .limitExceeded(let limit, let detail): return "limit exceeded (\(limit)): \(detail)"
         case .unsupported(let detail): return "unsupported: \(detail)"
+        case .passwordRequired(let detail): return "password required: \(detail)"
+        case .invalidPDF(let detail): return "invalid PDF: \(detail)"
         case .cannotCreateOutput(let path, let reason): return "cannot create output \(path): \(reason)"
         case .io(let detail): return "I/O error: \(detail)"
         case .unresolvable(let detail): return "unresolvable: \(detail)"

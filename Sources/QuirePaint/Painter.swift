@@ -214,24 +214,39 @@ public final class Painter {
 public enum PNGWriter {
     /// Converts a cairo RGB24 surface to RGB or grey rows and writes them with libpng.
     public static func write(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int, to path: String) throws {
+        cairo_surface_flush(surface)
         let width = Int(cairo_image_surface_get_width(surface))
         let height = Int(cairo_image_surface_get_height(surface))
         let stride = Int(cairo_image_surface_get_stride(surface))
         guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
-        let channels = gray ? 1 : 3
-        var rows = [UInt8](repeating: 0, count: width * height * channels)
-        rows.withUnsafeMutableBufferPointer { buffer in
-            if gray {
-                quire_xrgb_to_gray(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height), dither16 ? 16 : 256)
-            } else {
-                quire_xrgb_to_rgb(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height))
-            }
-        }
+        try write(xrgb: UnsafePointer(data), width: width, height: height, stride: stride, gray: gray, dither16: dither16, level: level, to: path)
+    }
+
+    /// Native-endian 0xXXRRGGBB pixels (cairo's RGB24 layout, wherever they live) to a PNG,
+    /// converted row by row inside the writer (no whole-image copy).
+    public static func write(
+        xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool, level: Int, to path: String
+    ) throws {
         let temporary = path + ".tmp-\(getpid())"
         var error = [CChar](repeating: 0, count: 256)
-        let status = rows.withUnsafeBufferPointer { buffer in
-            quire_png_write(temporary, buffer.baseAddress, Int32(width), Int32(height), Int32(width * channels), Int32(channels), Int32(level), &error, 256)
+        let levels: Int32 = gray ? (dither16 ? 16 : 256) : 0
+        guard quire_png_write_xrgb(temporary, data, Int32(stride), Int32(width), Int32(height), levels, Int32(level), &error, 256) == 0 else {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Packed 8-bit grey (`channels` 1) or RGB (3) rows to a PNG, atomically (temporary name, then rename).
+    public static func write(
+        rows: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, channels: Int, level: Int, to path: String
+    ) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        var error = [CChar](repeating: 0, count: 256)
+        let status = quire_png_write(temporary, rows, Int32(width), Int32(height), Int32(stride), Int32(channels), Int32(level), &error, 256)
         guard status == 0 else {
             unlink(temporary)
             throw QuireError.cannotCreateOutput(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
@@ -240,6 +255,28 @@ public enum PNGWriter {
             unlink(temporary)
             throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
         }
+    }
+}
+
+/// Reads PNGs back (tests and tools): 8-bit grey or RGB, alpha flattened onto white.
+public enum PNGReader {
+    public struct Image: Sendable {
+        public var width: Int
+        public var height: Int
+        public var channels: Int
+        public var pixels: [UInt8]
+    }
+
+    public static func read(_ path: String) throws -> Image {
+        var pointer: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0, channels: Int32 = 0
+        var error = [CChar](repeating: 0, count: 256)
+        guard quire_png_read(path, &pointer, &width, &height, &channels, &error, 256) == 0, let pointer else {
+            throw QuireError.io("cannot read PNG \(path): \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
+        defer { free(pointer) }
+        let count = Int(width) * Int(height) * Int(channels)
+        return Image(width: Int(width), height: Int(height), channels: Int(channels), pixels: Array(UnsafeBufferPointer(start: pointer, count: count)))
     }
 }
 

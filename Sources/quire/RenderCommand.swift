@@ -6,8 +6,9 @@ import Quire
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
         "out", "profile", "size", "stats", "open-at", "image-sizes", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
+        "password", "rotate", "split",
     ])
-    static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet"]
+    static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet", "crop"]
 
     static func settings(_ options: Arguments) throws -> (LayoutSettings, String?) {
         var profile = PageProfile.named("kobo-clara")!
@@ -86,6 +87,15 @@ enum RenderCommand {
         guard options.positionals.count == 1 else { throw QuireError.usage("render takes one book: quire render BOOK --out DIR") }
         guard let out = options.value("out") else { throw QuireError.usage("render needs --out DIR") }
         let path = options.positionals[0]
+        try InputFile.checkReadable(path)
+        if try InputFile.sniff(path) == .pdf {
+            try PDFRenderCommand.run(options, path: path, out: out)
+            return
+        }
+        for name in ["password", "rotate", "split"] where options.value(name) != nil {
+            throw QuireError.usage("--\(name) is for PDF input only")
+        }
+        if options.flag("crop") { throw QuireError.usage("--crop is for PDF input only") }
         let (settings, profileName) = try settings(options)
         var paint = PaintSettings()
         if let theme = options.value("theme") {

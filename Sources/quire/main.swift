@@ -5,12 +5,16 @@ let usage = """
     usage: quire <command> [options]
 
     commands:
-      info BOOK [--json]      what is inside an EPUB: metadata, spine, TOC, page-list, resources, warnings
+      info BOOK [--json]      what is inside an EPUB (metadata, spine, TOC, page-list, resources, warnings)
+                              or a PDF (pages, sizes, labels, outline, metadata; --password PW)
       render BOOK --out DIR   pages as PNG (DIR/pages/0001.png …) and DIR/positions.json
           [--profile NAME | --size WxH] [--dpi N] [--font-size PT] [--margin PT] [--line-height X]
           [--font FAMILY] [--align justify|left|right|center|start] [--theme light|sepia|dark]
           [--gray] [--dither] [--jobs N] [--pages RANGE] [--no-hyphenation] [--map-only]
           [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--open-at PAGE|last|LOCATOR] [--quiet]
+      render FILE.pdf --out DIR   PDF pages as PNG and DIR/positions.json
+          [--dpi N | --profile NAME | --size WxH] [--gray] [--dither] [--jobs N] [--pages RANGE]
+          [--password PW] [--rotate 0|90|180|270] [--crop] [--split ltr|rtl|none] [--map-only] [--quiet]
       profiles                the named device profiles
       css-report BOOK [--json] every declaration of the book's CSS: applied, unsupported or invalid
       locate MAP QUERY [--json] [--book BOOK]
@@ -23,8 +27,8 @@ let usage = """
       --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
       --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
 
-    exit codes: 0 ok, 3 unresolvable position (locate), 64 usage, 65 bad data (corrupt, invalid or hostile book), 66 cannot open input,
-    69 unsupported (DRM, not yet supported formats), 73 cannot create output, 74 I/O error
+    exit codes: 0 ok, 3 unresolvable position (locate), 64 usage, 65 bad data (corrupt, invalid or hostile book),
+    66 cannot open input, 69 unsupported (DRM, encrypted PDF without its password), 73 cannot create output, 74 I/O error
     """
 
 func printError(_ message: String) {

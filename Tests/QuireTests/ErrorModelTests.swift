@@ -9,9 +9,9 @@ import Testing
         (.invalidPackageDocument("x"), 65), (.invalidXML(document: "d", reason: "r"), 65),
         (.invalidImage("x"), 65),
         (.missingResource(href: "h", context: "c"), 65), (.unsafeEntryName("../x"), 65),
-        (.limitExceeded(limit: "l", detail: "d"), 65),
+        (.limitExceeded(limit: "l", detail: "d"), 65), (.invalidPDF("x"), 65),
         (.notFound(path: "p"), 66), (.cannotOpen(path: "p", reason: "r"), 66),
-        (.drmProtected("x"), 69), (.unsupported("x"), 69),
+        (.drmProtected("x"), 69), (.unsupported("x"), 69), (.passwordRequired("x"), 69),
         (.cannotCreateOutput(path: "p", reason: "r"), 73), (.io("x"), 74), (.unresolvable("x"), 3),
     ])
     func exitCodes(error: QuireError, code: Int32) {
