@@ -265,13 +265,9 @@ public final class BookLayout: @unchecked Sendable {
                 pages[index].items[0] = .image(box, altText: alt)
             }
         }
-        // A page never starts inside whitespace-only text (nothing of it is drawn): a page with no
-        // text of its own, such as a full-page image, then shares its start with the next page.
-        for index in pages.indices.dropFirst() {
-            pages[index].start = document.skippingBlankText(from: pages[index].start)
-        }
-        for index in pages.indices.dropFirst().reversed() where index + 1 < pages.count {
-            pages[index].start = min(pages[index].start, pages[index + 1].start)
+        // Page starts never go backwards (a page of pictures starts where its first picture sits).
+        for index in pages.indices.dropFirst() where pages[index].start < pages[index - 1].start {
+            pages[index].start = pages[index - 1].start
         }
         // Pages partition the chapter's text: each ends where the next begins.
         for index in pages.indices.dropLast() {

@@ -12,27 +12,29 @@ public enum XPointer {
         var path = "/body/DocFragment[\(spineIndex + 1)]"
         guard let body = text.document.body else { return path }
         guard var (node, local) = text.node(at: offset) else { return path + "/body" }
-        // crengine drops blank text nodes: at a boundary, name the drawn text ending or starting here.
-        if isBlank(tree.text(of: node)), let index = text.nodes.firstIndex(of: node) {
-            if local == 0, index > 0, !isBlank(tree.text(of: text.nodes[index - 1])) {
+        // crengine drops blank text nodes. A position at the start of one is named by the element
+        // just before it when that element holds no text (an image: resolving it lands right here),
+        // else by the drawn text that ends here.
+        if isDropped(node, tree), local == 0, let index = text.nodes.firstIndex(of: node) {
+            let siblings = Array(tree.childIDs(of: tree.parent(of: node) ?? node))
+            if let position = siblings.firstIndex(of: node), position > 0, let element = tree.element(siblings[position - 1]),
+                element.textContent.isEmpty
+            {
+                return path + elementPath(from: body.id, to: element.id, tree: tree)
+            }
+            if index > 0, !isDropped(text.nodes[index - 1], tree) {
                 node = text.nodes[index - 1]
                 local = tree.text(of: node).utf16.count
-            } else if let next = text.nodes[(index + 1)...].first(where: { !isBlank(tree.text(of: $0)) }),
-                text.starts[text.nodes.firstIndex(of: next)!] == offset + (tree.text(of: node).utf16.count - local)
-                    && tree.text(of: node).utf16.count - local == 0
-            {
-                node = next
-                local = 0
             }
         }
         guard let parent = tree.parent(of: node) else { return path + "/body" }
         path += elementPath(from: body.id, to: parent, tree: tree)
         // crengine drops blank text nodes: a position in one is named by its element.
-        if isBlank(tree.text(of: node)) { return path }
+        if isDropped(node, tree) { return path }
         // Which non-blank text child, and the offset in scalars.
         var textIndex = 0
         for child in tree.childIDs(of: parent) where tree.kind(of: child) == .text {
-            if !isBlank(tree.text(of: child)) { textIndex += 1 }
+            if !isDropped(child, tree) { textIndex += 1 }
             if child == node { break }
         }
         let nodeText = Array(tree.text(of: node).utf16)
@@ -41,6 +43,17 @@ public enum XPointer {
     }
 
     static func isBlank(_ text: String) -> Bool { text.unicodeScalars.allSatisfy(\.isXMLWhitespace) }
+
+    /// crengine drops blank text nodes, except inside preformatted elements where they show.
+    static func isDropped(_ node: NodeID, _ tree: XMLTree) -> Bool {
+        guard isBlank(tree.text(of: node)) else { return false }
+        var current = tree.parent(of: node)
+        while let id = current {
+            if let name = tree.element(id)?.localName, name == "pre" || name == "textarea" { return false }
+            current = tree.parent(of: id)
+        }
+        return true
+    }
 
     /// `/body/...` from the body element down to `node`, with indexes only where siblings share a name.
     static func elementPath(from body: NodeID, to node: NodeID, tree: XMLTree) -> String {
@@ -127,7 +140,7 @@ public enum XPointer {
         guard let textIndex = parsed.textIndex else {
             return text.document.textOffset(atElement: current) + (parsed.offset ?? 0)
         }
-        let texts = tree.childIDs(of: current).filter { tree.kind(of: $0) == .text && !isBlank(tree.text(of: $0)) }
+        let texts = tree.childIDs(of: current).filter { tree.kind(of: $0) == .text && !isDropped($0, tree) }
         guard textIndex - 1 < texts.count else {
             throw UnresolvablePosition("XPointer text()[\(textIndex)] does not exist in <\(tree.element(current)?.localName ?? "?")>")
         }
