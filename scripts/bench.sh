@@ -82,4 +82,8 @@ for book in "$CORPUS/idpf-epub3-samples/GhV-oeb-page.epub" "$CORPUS/misc-epubs/e
   printf "   %-46s %4d images measured, %3d passes: guarded %.3f s, sizes known %.3f s, ratio %.2f\n" \
     "$(basename "$book" | cut -c1-46)" "$measured" "$passes" "$gt" "$kt" "$(echo "$gt / $kt" | bc -l)"
 done
+echo "== quire locate: map load time and page lookups per second (War and Peace, kobo-clara)"
+"$QUIRE" render "$WP" --out "$WORK/wp-map" --profile kobo-clara --map-only --quiet
+"$QUIRE" locate "$WORK/wp-map/positions.json" --bench-lookups 5000000 | sed 's/^/   /'
+
 bash scripts/bench-pdf.sh

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Quire
 
@@ -6,12 +7,32 @@ import Quire
 enum LocateCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
         "page", "locator", "cfi", "xpointer", "progression", "total-progression", "position", "convention", "label", "toc", "from", "book",
+        "bench-lookups",
     ])
 
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(arguments, valued: valued, boolean: ["json"])
         guard options.positionals.count == 1 else { throw QuireError.usage("locate takes one map: quire locate MAP QUERY") }
+        let loadStart = DispatchTime.now().uptimeNanoseconds
         let map = try MapIndex(path: options.positionals[0])
+        if let count = try options.integer("bench-lookups") {
+            // A benchmark, not a query: time to load the map, then page lookups per second.
+            let loaded = Double(DispatchTime.now().uptimeNanoseconds - loadStart) / 1e9
+            var random = UInt64(0x9E37_79B9_7F4A_7C15)
+            var positions: [Position] = []
+            positions.reserveCapacity(4096)
+            for _ in 0..<4096 {
+                random = random &* 6364136223846793005 &+ 1442695040888963407
+                let chapter = map.chapters[Int(random >> 33) % max(map.chapters.count, 1)]
+                positions.append(Position(spineIndex: chapter.spineIndex, offset: Int(random >> 20) % max(chapter.length + 1, 1)))
+            }
+            var checksum = 0
+            let start = DispatchTime.now().uptimeNanoseconds
+            for index in 0..<count { checksum &+= try map.page(of: positions[index & 4095]) }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            writeStdout("map: \(map.pageCount) pages loaded in \(String(format: "%.1f", loaded * 1000)) ms; \(count) lookups in \(String(format: "%.3f", seconds)) s = \(Int(Double(count) / seconds)) lookups/s (checksum \(checksum))\n")
+            return
+        }
         var anchors: BookAnchors?
         func book() throws -> BookAnchors {
             if let anchors { return anchors }
