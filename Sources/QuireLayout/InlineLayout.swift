@@ -531,23 +531,15 @@ final class InlineLayout {
         let inset: (Int) -> Double = { line in (drop.map { line < $0.lines ? $0.width : 0 } ?? 0) + floatInsets(line).left }
         let lineWidth: (Int) -> Double = { max(($0 == 0 ? available - indent : available) - inset($0) - floatInsets($0).right, available * 0.2) }
 
-        var (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
-        var breaks: LineBreaks
-        // Like TeX: try without hyphenation at a strict tolerance first; hyphenate only the
-        // paragraphs that need it (it is both better typography and far less work).
-        var strict = LineBreakParameters()
-        strict.tolerance = 1
-        if justify, let result = LineBreaker.knuthPlass(items, lineWidth: lineWidth, parameters: strict) {
-            breaks = result
-        } else {
-            let split = hyphenated(segments, paragraph)
-            if split.count != segments.count {
-                segments = split
-                measure(&segments, paragraph)
-                (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
-            }
-            breaks = justify ? LineBreaker.breakLines(items, lineWidth: lineWidth) : LineBreaker.greedy(items, lineWidth: lineWidth)
+        // Hyphenation points are offered up front: total fit then weighs them against loose lines
+        // (a TeX-like first pass without them measured looser spacing on Moby-Dick).
+        let split = hyphenated(segments, paragraph)
+        if split.count != segments.count {
+            segments = split
+            measure(&segments, paragraph)
         }
+        let (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
+        let breaks = justify ? LineBreaker.breakLines(items, lineWidth: lineWidth) : LineBreaker.greedy(items, lineWidth: lineWidth)
 
         if justify { recordSpacing(items, breaks) }
         var lines: [LineBox] = []
