@@ -260,7 +260,8 @@ struct BlockLayout {
         case (.auto, _): x = left + max(0, width - w)
         default: x = left + (box.style.margin.left.resolve(against: width / scale).map(px) ?? 0)
         }
-        flow.add(.image(ImageBox(rect: Rect(x: x, y: top, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: nil), slice: slice)
+        let rect = Rect(x: x, y: top, width: w, height: h)
+        flow.add(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: inline.altText(box, in: rect)), slice: slice)
         flow.collapseMargin(marginBottom)
     }
 

@@ -476,6 +476,30 @@ final class InlineLayout {
         return (widest + indent, longest + indent)
     }
 
+    /// A missing or broken image shows its alt text inside its box, shrunk to fit one line.
+    func altText(_ box: ReplacedBox, in rect: Rect) -> GlyphRun? {
+        guard box.displayState == .missing, !box.alt.isEmpty, rect.width > 8, rect.height > 8 else { return nil }
+        let style = box.style
+        let face = services.fonts.primaryFace(for: request(style), bookFonts: caches.bookFonts)
+        var size = min(fontSize(style), rect.height * 0.6)
+        var shaped = shaper.shape(Array(box.alt.utf16)[...], ShapingParameters(face: face, size: size, language: style.language ?? bookLanguage))
+        let room = rect.width - 8
+        if shaped.advance > room, shaped.advance > 0 {
+            size *= room / shaped.advance
+            shaped = shaper.shape(Array(box.alt.utf16)[...], ShapingParameters(face: face, size: size, language: style.language ?? bookLanguage))
+        }
+        var xs: [Float] = []
+        var pen = 0.0
+        for glyph in shaped.glyphs {
+            xs.append(Float(pen) + glyph.xOffset)
+            pen += Double(glyph.advance)
+        }
+        let origin = Point(x: rect.x + (rect.width - shaped.advance) / 2, y: rect.y + rect.height / 2 + face.ascent(at: size) * 0.35)
+        return GlyphRun(
+            face: face, size: size, color: Color(red: 90, green: 90, blue: 90), origin: origin, glyphs: shaped.glyphs.map(\.id), xs: xs,
+            ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: false, syntheticItalic: false)
+    }
+
     /// A drop cap's box: width taken from the first lines (padding included), how many lines it
     /// spans, and its glyphs (origin set once the lines are known).
     func dropCap(_ paragraph: Paragraph) -> (width: Double, lines: Int, padding: Double, run: GlyphRun?)? {
@@ -739,7 +763,7 @@ final class InlineLayout {
                 let box = paragraph.atoms[piece.start]!
                 let size = atomSize(box)
                 let rect = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
-                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: nil))
+                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: altText(box, in: rect)))
             case .space:
                 if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
             case .forcedBreak:

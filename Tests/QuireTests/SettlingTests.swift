@@ -153,5 +153,16 @@ final class SettlingTests: XCTestCase {
         XCTAssertTrue(reasons["missing.png"]?.contains("not in the book") ?? false, reasons.description)
         XCTAssertTrue(reasons["huge.png"]?.contains("limit") ?? false, reasons.description)
         XCTAssertEqual(settle.map { $0["measured"] as? Int ?? 0 }.reduce(0, +), 6)
+        // The three show as boxes with their alt text.
+        let layout = try Self.layout(url)
+        let (spine, _) = try Self.marked(layout)
+        var alts: [String] = []
+        for page in ChapterHandle(layout: layout, spineIndex: spine).settled().pages {
+            for case .image(let box, let alt) in page.items where box.state == .missing {
+                XCTAssertNotNil(alt, "alt text drawn for \(box.resource ?? "?")")
+                alts.append(box.alt)
+            }
+        }
+        XCTAssertEqual(Set(alts), ["corrupt", "missing", "huge"])
     }
 }
