@@ -190,7 +190,7 @@ public final class BookLayout: @unchecked Sendable {
 
     /// One layout pass with the image sizes known so far.
     /// `buildItems: false` lays out for the position map only: same pages, no display items.
-    public func layoutChapter(
+    func layoutChapter(
         _ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true, imageSizes: ImageSizes = [:], prepared: PreparedChapter? = nil
     ) -> ChapterLayout {
         let publication = container.publication

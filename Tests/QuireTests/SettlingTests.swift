@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Quire
+@testable import QuireLayout
 import XCTest
 
 /// The full-extent guard, proven on books the tests make: images without width/height, some
