@@ -72,7 +72,11 @@ public final class BookLayout: @unchecked Sendable {
     }
 
     /// Lays out `spineIndices` (default: every spine item) with `jobs` workers.
-    public func layout(jobs: Int, spineIndices: [Int]? = nil, buildItems: Bool = true) -> Result {
+    /// `finish` runs on the worker right after each chapter is laid out (painting it there keeps
+    /// only one chapter's display lists per worker in memory); it may strip what it no longer needs.
+    public func layout(
+        jobs: Int, spineIndices: [Int]? = nil, buildItems: Bool = true, finish: (@Sendable (inout ChapterLayout) -> Void)? = nil
+    ) -> Result {
         let indices = spineIndices ?? Array(container.publication.spine.indices)
         let results = ResultBox(count: indices.count)
         let next = Counter()
@@ -82,7 +86,9 @@ public final class BookLayout: @unchecked Sendable {
             while true {
                 let slot = next.take()
                 guard slot < indices.count else { break }
-                results.set(slot, settleChapter(indices[slot], worker: worker, buildItems: buildItems))
+                var chapter = settleChapter(indices[slot], worker: worker, buildItems: buildItems)
+                finish?(&chapter)
+                results.set(slot, chapter)
             }
             results.addStatistics(hits: worker.shaper.hits, misses: worker.shaper.misses)
         }

@@ -121,18 +121,49 @@ enum RenderCommand {
             // Answered through the full-extent guard before the whole book is laid out.
             writeStdout("\(try OpenAt.resolve(target, layout: layout))\n")
         }
-        let result = layout.layout(jobs: jobs, buildItems: !mapOnly)
+        try Output.createDirectory(out)
+        // Without --pages every page is painted: each chapter is painted on its worker as soon as it
+        // is laid out (to a provisional name), so memory holds one chapter's display lists per worker.
+        let streaming = !mapOnly && options.value("pages") == nil
+        let failure = FailureBox()
+        let paintSettings = paint
+        if streaming { try Output.createDirectory(out + "/pages") }
+        let streamProgress = Progress(total: container.publication.spine.count, enabled: showProgress && streaming, unit: "chapters")
+        let result = layout.layout(jobs: jobs, buildItems: !mapOnly) { chapter in
+            guard streaming, !failure.failed else { return }
+            let painter = Painter(resources: { try? container.read(path: $0) })
+            for index in chapter.pages.indices {
+                do {
+                    try painter.writePNG(chapter.pages[index], settings: paintSettings, to: out + "/pages/" + Self.provisionalName(chapter.spineIndex, index))
+                } catch {
+                    failure.record(error)
+                }
+                chapter.pages[index].items = []
+            }
+            streamProgress.step()
+        }
+        streamProgress.finish()
+        if let error = failure.error { throw error }
         let pages = result.chapters.flatMap(\.pages)
         let selection = try pageSelection(options.value("pages"), count: pages.count)
-
-        try Output.createDirectory(out)
         let digits = PositionMap.digits(forPageCount: pages.count)
-        if !mapOnly {
+        if streaming {
+            // Final names follow the book's page numbers, known only now.
+            var number = 1
+            for chapter in result.chapters {
+                for index in chapter.pages.indices {
+                    let from = out + "/pages/" + Self.provisionalName(chapter.spineIndex, index)
+                    let to = out + "/" + PositionMap.imageName(forPage: number, digits: digits)
+                    guard rename(from, to) == 0 else {
+                        throw QuireError.cannotCreateOutput(path: to, reason: String(cString: strerror(errno)))
+                    }
+                    number += 1
+                }
+            }
+        } else if !mapOnly {
             try Output.createDirectory(out + "/pages")
             let next = Counter()
-            let failure = FailureBox()
             let progress = Progress(total: selection.count, enabled: showProgress)
-            let paint = paint
             DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, selection.count))) { _ in
                 let painter = Painter(resources: { try? container.read(path: $0) })
                 while true {
@@ -140,7 +171,7 @@ enum RenderCommand {
                     guard slot < selection.count, !failure.failed else { break }
                     let number = selection[slot]
                     do {
-                        try painter.writePNG(pages[number - 1], settings: paint, to: out + "/" + PositionMap.imageName(forPage: number, digits: digits))
+                        try painter.writePNG(pages[number - 1], settings: paintSettings, to: out + "/" + PositionMap.imageName(forPage: number, digits: digits))
                     } catch {
                         failure.record(error)
                     }
@@ -212,11 +243,13 @@ final class Progress: @unchecked Sendable {
     private let lock = NSLock()
     private let total: Int
     private let enabled: Bool
+    private let unit: String
     private var done = 0
 
-    init(total: Int, enabled: Bool) {
+    init(total: Int, enabled: Bool, unit: String = "pages") {
         self.total = total
         self.enabled = enabled
+        self.unit = unit
     }
 
     func step() {
@@ -224,7 +257,7 @@ final class Progress: @unchecked Sendable {
         lock.lock()
         done += 1
         let filled = total == 0 ? 30 : done * 30 / total
-        fputs("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) pages", stderr)
+        fputs("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) \(unit)", stderr)
         lock.unlock()
     }
 
@@ -257,6 +290,12 @@ enum Output {
 
 /// `--open-at TARGET`: a page number, `last`, or a Locator (JSON) → the 1-based page it opens at.
 /// The first page of the book answers at once; anything else waits for the chapters it depends on.
+extension RenderCommand {
+    static func provisionalName(_ spineIndex: Int, _ page: Int) -> String {
+        ".chapter-\(spineIndex)-page-\(page).png"
+    }
+}
+
 enum OpenAt {
     static func resolve(_ target: String, layout: BookLayout) throws -> Int {
         let spine = layout.container.publication.spine
