@@ -355,11 +355,14 @@ final class ResultBox: @unchecked Sendable {
     }
 }
 
-final class Counter: @unchecked Sendable {
+/// Hands out 0, 1, 2, … to workers pulling jobs in order.
+public final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
 
-    func take() -> Int {
+    public init() {}
+
+    public func take() -> Int {
         lock.lock()
         defer { lock.unlock() }
         value += 1

@@ -227,16 +227,6 @@ final class FailureBox: @unchecked Sendable {
     }
 }
 
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func take() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value - 1
-    }
-}
 
 /// A progress bar on stderr, only when it is a terminal.
 final class Progress: @unchecked Sendable {
