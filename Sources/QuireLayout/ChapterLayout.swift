@@ -189,6 +189,8 @@ public final class BookLayout: @unchecked Sendable {
 
     /// The images a prepared chapter uses, found by building its box tree (no line layout).
     func imagePaths(_ prepared: PreparedChapter) -> [String] {
+        // Most chapters have no pictures: no need to build their box tree twice.
+        guard prepared.document.tree.hasElement(named: ["img", "image", "svg", "video", "object", "canvas"]) else { return [] }
         var builder = BoxTreeBuilder(document: prepared.document, styles: prepared.styles)
         _ = builder.build()
         return builder.imagePaths

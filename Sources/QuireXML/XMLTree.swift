@@ -77,6 +77,11 @@ public final class XMLTree: Sendable {
 
     public var nodeCount: Int { kinds.count }
 
+    /// Whether any element has one of these local names (checks the interned name table only).
+    public func hasElement(named locals: Set<String>) -> Bool {
+        names.contains { locals.contains($0.local) }
+    }
+
     /// The document element.
     public var root: XMLElement? {
         guard !kinds.isEmpty, kinds[0] == .element else { return nil }
