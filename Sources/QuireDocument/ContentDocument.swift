@@ -14,10 +14,6 @@ public struct ContentDocument: Sendable {
     public let textLength: Int
     /// `id` attribute → element, for fragment targets.
     public let ids: [String: NodeID]
-    /// Text nodes under body in order, their start offsets, and whether each is only whitespace.
-    public let textNodes: [NodeID]
-    let textNodeStarts: [Int]
-    let blankTextNodes: [Bool]
     public let warnings: [Warning]
 
     /// Parses as XML; if the document is not well-formed, falls back to the HTML parser with a warning.
@@ -49,22 +45,12 @@ public struct ContentDocument: Sendable {
             ?? (root?.localName == "svg" ? root : nil)
         var starts = [Int32](repeating: -1, count: tree.nodeCount)
         var offset: Int32 = 0
-        var nodes: [NodeID] = []
-        var nodeStarts: [Int] = []
-        var blanks: [Bool] = []
         if let body {
             for index in tree.descendantIDs(of: body.id) where tree.kind(of: NodeID(index)) == .text {
                 starts[Int(index)] = offset
-                let text = tree.text(of: NodeID(index))
-                nodes.append(NodeID(index))
-                nodeStarts.append(Int(offset))
-                blanks.append(text.unicodeScalars.allSatisfy(\.isXMLWhitespace))
-                offset += Int32(text.utf16.count)
+                offset += Int32(tree.text(of: NodeID(index)).utf16.count)
             }
         }
-        textNodes = nodes
-        textNodeStarts = nodeStarts
-        blankTextNodes = blanks
         textStarts = starts
         textLength = Int(offset)
         var ids: [String: NodeID] = [:]
@@ -76,32 +62,6 @@ public struct ContentDocument: Sendable {
             }
         }
         self.ids = ids
-    }
-
-    /// The first offset at or after `offset` that is not inside a whitespace-only text node (where
-    /// nothing is drawn), or `textLength`.
-    public func skippingBlankText(from offset: Int) -> Int {
-        var low = 0
-        var high = textNodeStarts.count - 1
-        guard high >= 0 else { return offset }
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if textNodeStarts[middle] <= offset { low = middle } else { high = middle - 1 }
-        }
-        var index = low
-        var position = offset
-        while index < textNodeStarts.count {
-            let end = index + 1 < textNodeStarts.count ? textNodeStarts[index + 1] : textLength
-            if textNodeStarts[index] <= position && position < end && !blankTextNodes[index] { return position }
-            if blankTextNodes[index] || position >= end { position = max(position, end) }
-            index += 1
-        }
-        // Only whitespace follows: the position is the end of the last drawn text.
-        if let last = blankTextNodes.lastIndex(of: false) {
-            let end = last + 1 < textNodeStarts.count ? textNodeStarts[last + 1] : textLength
-            return min(end, textLength)
-        }
-        return min(position, textLength)
     }
 
     /// The text offset where an element's content begins (the first text node at or after it).

@@ -81,7 +81,6 @@ struct BlockLayout {
     let inline: InlineLayout
     let scale: Double
     let pageHeight: Double
-    var imageWarnings: [String] = []
 
     func px(_ value: Double) -> Double { value * scale }
 

@@ -364,13 +364,6 @@ struct BoxTreeBuilder {
         appendText(content.text, sourceStart: nil, fallbackOffset: offset, style: content.style, &context)
     }
 
-    private mutating func appendBreak(style: ComputedStyle, offset: Int, _ context: inout FlowContext) {
-        let paragraph = context.currentParagraph(offset: offset)
-        let index = intern(style)
-        appendUnits([0x2028], sources: [Int32(offset)], style: index, to: paragraph)
-        context.lastWasSpace = true
-    }
-
     private mutating func appendAtom(_ box: ReplacedBox, style: ComputedStyle, _ context: inout FlowContext) {
         let paragraph = context.currentParagraph(offset: box.offset)
         let index = intern(style)
@@ -468,15 +461,15 @@ struct BoxTreeBuilder {
 
     private func transform(_ units: [UInt16], _ transform: TextTransform, language: String?) -> [UInt16] {
         switch transform {
-        case .uppercase: return TextCase.upper(units, language: language)
-        case .lowercase: return TextCase.lower(units, language: language)
+        case .uppercase: return UnicodeInfo.uppercased(units, language: language)
+        case .lowercase: return UnicodeInfo.lowercased(units, language: language)
         case .capitalize:
             var result = units
             var atWordStart = true
             for (index, unit) in units.enumerated() {
                 let isLetter = Unicode.Scalar(unit).map { $0.properties.isAlphabetic } ?? true
                 if atWordStart && isLetter {
-                    let upper = TextCase.upper([unit], language: language)
+                    let upper = UnicodeInfo.uppercased([unit], language: language)
                     if upper.count == 1 { result[index] = upper[0] }
                 }
                 atWordStart = !isLetter && unit != 0x27 && unit != 0x2019

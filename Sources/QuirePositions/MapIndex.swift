@@ -15,14 +15,6 @@ public final class MapIndex: @unchecked Sendable {
         public var length: Int
     }
 
-    public struct PageEntry: Sendable {
-        public var page: Int
-        public var spineIndex: Int
-        public var start: Int
-        public var end: Int
-        public var json: [String: Any] { [:] }
-    }
-
     public let path: String
     public let sha256: String
     public let pageCount: Int

@@ -50,8 +50,6 @@ public final class Hyphenator: @unchecked Sendable {
         return loaded
     }
 
-    public func hasDictionary(for language: String) -> Bool { dictionary(for: language) != nil }
-
     /// Hyphenation points of a word, as UTF-16 offsets where a break may go (a hyphen is added before it).
     public func points(in word: String, language: String) -> [Int] {
         let key = CacheKey(language: language, word: word)

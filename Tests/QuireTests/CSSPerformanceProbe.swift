@@ -5,9 +5,7 @@ import XCTest
 /// Prints how long styling War and Peace takes (a probe, never an assertion on time).
 final class CSSPerformanceProbe: XCTestCase {
     func testStyleWarAndPeace() throws {
-        let corpus = try TestSupport.requireCorpus()
-        let path = corpus.appendingPathComponent("standardebooks/leo-tolstoy_war-and-peace_louise-maude_aylmer-maude.epub").path
-        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("War and Peace not in the corpus") }
+        let path = try TestSupport.corpusFile("standardebooks/leo-tolstoy_war-and-peace_louise-maude_aylmer-maude.epub").path
         let container = try EPUBContainer.open(path: path)
         var documents: [(XMLTree, String)] = []
         for spineItem in container.publication.spine {

@@ -45,9 +45,9 @@ final class FontObfuscationTests: XCTestCase {
         let candidates = [
             "/usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf", "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf",
         ]
-        guard let fontPath = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-            throw XCTSkip("no system font found (make setup installs fonts-noto-core)")
-        }
+        let fontPath = try XCTUnwrap(
+            candidates.first(where: { FileManager.default.fileExists(atPath: $0) }),
+            "no system font found (make setup installs fonts-noto-core)")
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fontPath)))
         let expectedFamily = try XCTUnwrap(Self.familyName(original))
         let uuid = "urn:uuid:0b7e2c1a-1111-4a2b-9c3d-123456789abc"

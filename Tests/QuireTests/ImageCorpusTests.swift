@@ -13,9 +13,7 @@ final class ImageCorpusTests: XCTestCase {
     }
 
     func run(_ relative: String, unsupported: Set<ImageFormat> = [], minimum: Int = 1) throws -> Outcome {
-        let corpus = try TestSupport.requireCorpus()
-        let path = corpus.appendingPathComponent(relative).path
-        guard FileManager.default.fileExists(atPath: path) else { throw XCTSkip("\(relative) is not in the corpus") }
+        let path = try TestSupport.corpusFile(relative).path
         let container = try EPUBContainer.open(path: path)
         var outcome = Outcome()
         let items = container.publication.manifest.filter { $0.mediaType.hasPrefix("image/") && $0.path != nil }

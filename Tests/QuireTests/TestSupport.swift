@@ -27,6 +27,17 @@ enum TestSupport {
         return corpus
     }
 
+    /// A named corpus file. Skips only when the whole corpus is absent; a missing file in a present
+    /// corpus is a failure, since the test would otherwise pass without checking anything.
+    static func corpusFile(_ relative: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        let url = try requireCorpus(file: file, line: line).appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            XCTFail("\(relative) is missing from the corpus", file: file, line: line)
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return url
+    }
+
     static func corpusEPUBs() throws -> [URL] {
         let corpus = try requireCorpus()
         let enumerator = FileManager.default.enumerator(at: corpus, includingPropertiesForKeys: nil)!
