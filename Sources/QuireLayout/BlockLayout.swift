@@ -1,3 +1,4 @@
+import QuireXML
 import QuireStyle
 import QuireText
 
@@ -81,6 +82,9 @@ struct BlockLayout {
     let inline: InlineLayout
     let scale: Double
     let pageHeight: Double
+    /// The element whose background paints the whole page instead of its own box (CSS 2.1 §14.2:
+    /// the root's, or else body's, background covers the canvas).
+    var canvasNode: NodeID? = nil
 
     func px(_ value: Double) -> Double { value * scale }
 
@@ -170,7 +174,7 @@ struct BlockLayout {
         let boxBottom = flow.y
         let boxLeft = left + marginLeft
         let boxWidth = containingWidth - marginLeft - marginRight
-        if !style.backgroundColor.isTransparent, boxBottom > boxTop {
+        if !style.backgroundColor.isTransparent, boxBottom > boxTop, block.node == nil || block.node != canvasNode {
             flow.spanning.append((boxTop, boxBottom, .fill(Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), style.backgroundColor)))
         }
         drawBorders(style, border: border, rect: Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), flow: flow)

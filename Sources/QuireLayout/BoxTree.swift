@@ -122,8 +122,10 @@ struct BoxTreeBuilder {
         guard let body = document.body else {
             return BlockNode(style: ComputedStyle(), node: nil, children: [], marker: nil)
         }
-        let style = styles.style(of: body.id)
-        return buildBlock(body, style)
+        let bodyBlock = buildBlock(body, styles.style(of: body.id))
+        // The root element's box holds body's: books set margins, widths and backgrounds on it.
+        guard let root = document.tree.root, root.id != body.id else { return bodyBlock }
+        return BlockNode(style: styles.style(of: root.id).style, node: root.id, children: [.block(bodyBlock)], marker: nil)
     }
 
     private mutating func buildBlock(_ element: XMLElement, _ elementStyle: ElementStyle) -> BlockNode {

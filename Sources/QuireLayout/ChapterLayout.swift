@@ -230,7 +230,9 @@ public final class BookLayout: @unchecked Sendable {
         let inline = InlineLayout(
             services: services, shaper: worker.shaper, caches: caches, buildItems: buildItems, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
             hyphenate: settings.hyphenation)
-        let blocks = BlockLayout(inline: inline, scale: profile.pixelsPerCSSPixel, pageHeight: content.height)
+        var blocks = BlockLayout(inline: inline, scale: profile.pixelsPerCSSPixel, pageHeight: content.height)
+        let canvas = Self.canvasBackground(root, body: document.body?.id)
+        blocks.canvasNode = canvas?.node
         let flow = Flow()
         blocks.layoutBlock(root, left: 0, width: content.width, flow: flow, inheritedMarker: nil)
         let missing = caches.missingGlyphs.values.reduce(0, +)
@@ -273,6 +275,10 @@ public final class BookLayout: @unchecked Sendable {
                 pages[index].items[0] = .image(box, altText: alt)
             }
         }
+        if let canvas {
+            let page = Rect(x: 0, y: 0, width: Double(profile.width), height: Double(profile.height))
+            for index in pages.indices { pages[index].items.insert(.fill(page, canvas.color), at: 0) }
+        }
         // Page starts never go backwards (a page of pictures starts where its first picture sits).
         for index in pages.indices.dropFirst() where pages[index].start < pages[index - 1].start {
             pages[index].start = pages[index - 1].start
@@ -284,6 +290,17 @@ public final class BookLayout: @unchecked Sendable {
         return ChapterLayout(
             spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount,
             missingGlyphs: missing, spacing: caches.spacing, warnings: warnings, document: document, imagePaths: builder.imagePaths)
+    }
+
+    /// The background that covers the whole page: the root element's, or if that is transparent,
+    /// body's (as browsers propagate it to the canvas).
+    static func canvasBackground(_ root: BlockNode, body: NodeID?) -> (node: NodeID, color: Color)? {
+        if let node = root.node, !root.style.backgroundColor.isTransparent { return (node, root.style.backgroundColor) }
+        guard let body else { return nil }
+        for case .block(let child) in root.children where child.node == body {
+            return child.style.backgroundColor.isTransparent ? nil : (body, child.style.backgroundColor)
+        }
+        return nil
     }
 
     /// Faces for a chapter's @font-face rules: the first source that loads wins.

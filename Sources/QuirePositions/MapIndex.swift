@@ -22,6 +22,10 @@ public final class MapIndex: @unchecked Sendable {
     public let spineStep: Int
     public let chapters: [Chapter]
     public let pageStarts: [Position]
+    /// Each page's end offset (exclusive) within its spine item.
+    public let pageEnds: [Int]
+    /// The middles of the pages that hold text, with their page numbers, in book order.
+    private let pageMiddles: [(position: Position, page: Int)]
     let pages: [[String: Any]]
     let toc: [[String: Any]]
     let pageList: [(label: String, page: Int)]
@@ -52,6 +56,13 @@ public final class MapIndex: @unchecked Sendable {
         pages = root["pages"] as? [[String: Any]] ?? []
         pageStarts = pages.map { page in
             Position(spineIndex: page["spineIndex"] as? Int ?? 0, offset: (page["start"] as? [String: Any])?["offset"] as? Int ?? 0)
+        }
+        let pageEnds = pages.map { page in (page["end"] as? [String: Any])?["offset"] as? Int ?? 0 }
+        self.pageEnds = pageEnds
+        pageMiddles = zip(pageStarts, pageEnds).enumerated().compactMap { index, range in
+            let (start, end) = range
+            guard end > start.offset else { return nil }
+            return (Position(spineIndex: start.spineIndex, offset: start.offset + (end - start.offset) / 2), index + 1)
         }
         toc = root["toc"] as? [[String: Any]] ?? []
         pageList = (root["pageList"] as? [[String: Any]] ?? []).compactMap { entry in
@@ -104,6 +115,49 @@ public final class MapIndex: @unchecked Sendable {
     public func startPosition(ofPage page: Int) throws -> Position {
         guard page >= 1, page <= pageStarts.count else { throw QuireError.unresolvable("page \(page) is outside 1…\(pageStarts.count)") }
         return pageStarts[page - 1]
+    }
+
+    /// The middle of a page's text.
+    public func middlePosition(ofPage page: Int) throws -> Position {
+        let start = try startPosition(ofPage: page)
+        let end = max(pageEnds[page - 1], start.offset)
+        return Position(spineIndex: start.spineIndex, offset: start.offset + (end - start.offset) / 2)
+    }
+
+    /// The page of this map that matches page `page` of another map of the same book (another
+    /// geometry): the median of the pages related to it (`pagesRelated`). The rule is the same
+    /// both ways round, so there and back comes back exactly when the geometries are the same,
+    /// and within one page unless a page of one map is related to four or more of the other's.
+    /// A page without text (a picture alone) has no position of its own; it matches as the page
+    /// after it does.
+    public func page(matching page: Int, in source: MapIndex) throws -> Int {
+        let related = try pagesRelated(toPage: page, of: source)
+        return related[(related.count - 1) / 2]
+    }
+
+    /// This map's pages that share text with page `page` of another map through a middle: the
+    /// page holding that page's middle, and every page whose own middle lies on that page. In
+    /// order, never empty.
+    public func pagesRelated(toPage page: Int, of source: MapIndex) throws -> [Int] {
+        let start = try source.startPosition(ofPage: page)
+        let holder = try self.page(of: source.middlePosition(ofPage: page))
+        let end = Position(spineIndex: start.spineIndex, offset: max(source.pageEnds[page - 1], start.offset))
+        var related = pageMiddles[firstMiddle(atOrAfter: start)..<firstMiddle(atOrAfter: end)].map(\.page)
+        if !related.contains(holder) {
+            related.insert(holder, at: related.firstIndex { $0 > holder } ?? related.count)
+        }
+        return related
+    }
+
+    /// Index into `pageMiddles` of the first middle at or after a position.
+    private func firstMiddle(atOrAfter position: Position) -> Int {
+        var low = 0
+        var high = pageMiddles.count
+        while low < high {
+            let middle = (low + high) / 2
+            if pageMiddles[middle].position < position { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     public func page(label: String) throws -> Int {

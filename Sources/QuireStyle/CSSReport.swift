@@ -3,6 +3,9 @@ import QuireXML
 
 /// How much of a book's CSS the engine honours: each declaration of its linked sheets, `<style>`
 /// blocks and `style` attributes counted as applied, unsupported (valid, ignored) or invalid.
+/// Each distinct piece of CSS counts once per book, however often it is used: a sheet linked by
+/// every chapter, a `<style>` block repeated in each, and a `style` attribute repeated on
+/// thousands of elements are each one source. The report measures the CSS written, not its reach.
 public struct CSSReport: Sendable {
     public struct Counts: Sendable, Hashable {
         public var applied = 0
@@ -23,6 +26,7 @@ public struct CSSReport: Sendable {
     public static func build(documents: [(tree: XMLTree, path: String)], loadResource: (String) -> [UInt8]?) -> CSSReport {
         var counts = DeclarationCounts()
         var seenSheets: Set<String> = []
+        var seenAttributes: Set<String> = []
         let environment = StyleEnvironment()
         withoutActuallyEscaping(loadResource) { load in
             for (tree, path) in documents {
@@ -30,15 +34,14 @@ public struct CSSReport: Sendable {
                 for (bytes, sheetPath) in StyleEngine.authorSheets(
                     document: tree, documentPath: path, environment: environment, loadResource: load, warnings: &warnings)
                 {
-                    // A linked sheet counts once per book; <style> blocks count per document.
-                    let key = sheetPath == path ? "\(path)#\(StyleEngine.fnv1a(bytes))" : sheetPath
+                    let key = sheetPath == path ? "<style>#\(StyleEngine.fnv1a(bytes))" : sheetPath
                     guard seenSheets.insert(key).inserted else { continue }
                     var compiler = SheetCompiler(environment: environment, loadResource: load, counting: true)
                     compiler.compile(bytes: bytes, path: sheetPath)
                     merge(compiler.counts, into: &counts)
                 }
                 for index in 0..<Int32(tree.nodeCount) {
-                    guard let style = tree.element(NodeID(index))?.attribute("style") else { continue }
+                    guard let style = tree.element(NodeID(index))?.attribute("style"), seenAttributes.insert(style).inserted else { continue }
                     var local: DeclarationCounts? = DeclarationCounts()
                     _ = SheetCompiler.declarationBlock(ComponentParser.parse(style).0, counts: &local)
                     merge(local, into: &counts)

@@ -630,6 +630,7 @@ final class Cascade {
 
     private func fixUp(_ full: inout FullStyle, parent: FullStyle, isRoot: Bool, pseudo: PseudoElement?) {
         var s = full.style
+        if s.writingMode != .horizontalTB { Self.turnToHorizontal(&s) }
         if s.borderStyle.top == .none || s.borderStyle.top == .hidden { s.borderWidth.top = 0 }
         if s.borderStyle.right == .none || s.borderStyle.right == .hidden { s.borderWidth.right = 0 }
         if s.borderStyle.bottom == .none || s.borderStyle.bottom == .hidden { s.borderWidth.bottom = 0 }
@@ -663,6 +664,21 @@ final class Cascade {
         if let lineHeight = overrides.lineHeight { s.lineHeight = .number(lineHeight) }
         if let align = overrides.textAlign, [.start, .left, .justify].contains(s.textAlign) { s.textAlign = align }
         full.style = s
+    }
+
+    /// Quire sets text horizontally. A vertical document's box properties were written for lines
+    /// that run down the page: turn them with the text, so its line length (`max-height` becomes
+    /// `max-width`) and its spacing before and after blocks keep their meaning.
+    static func turnToHorizontal(_ s: inout ComputedStyle) {
+        let rightToLeft = s.writingMode == .verticalRL
+        s.margin = s.margin.turnedToHorizontal(rightToLeft: rightToLeft)
+        s.padding = s.padding.turnedToHorizontal(rightToLeft: rightToLeft)
+        s.borderWidth = s.borderWidth.turnedToHorizontal(rightToLeft: rightToLeft)
+        s.borderStyle = s.borderStyle.turnedToHorizontal(rightToLeft: rightToLeft)
+        s.borderColor = s.borderColor.turnedToHorizontal(rightToLeft: rightToLeft)
+        (s.width, s.height) = (s.height, s.width)
+        (s.minWidth, s.minHeight) = (s.minHeight, s.minWidth)
+        (s.maxWidth, s.maxHeight) = (s.maxHeight, s.maxWidth)
     }
 
     static func emphasis(_ style: String, color: Color?, vertical: Bool) -> TextEmphasis? {

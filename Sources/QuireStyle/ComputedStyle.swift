@@ -63,6 +63,13 @@ public struct Edges<Value: Sendable & Hashable>: Sendable, Hashable {
     }
 
     public init(all: Value) { self.init(top: all, right: all, bottom: all, left: all) }
+
+    /// The edges of a box written for vertical text, turned a quarter to lie in horizontal text:
+    /// block-start (right in vertical-rl, left in vertical-lr) becomes top, inline-start (top)
+    /// becomes left.
+    public func turnedToHorizontal(rightToLeft: Bool) -> Edges {
+        Edges(top: rightToLeft ? right : left, right: bottom, bottom: rightToLeft ? left : right, left: top)
+    }
 }
 
 /// sRGB with alpha, 0…255 per channel.

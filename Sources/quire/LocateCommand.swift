@@ -58,14 +58,13 @@ enum LocateCommand {
         case "page":
             guard let number = Int(value) else { throw QuireError.usage("--page needs a number") }
             if let from = options.value("from") {
-                // Cross-geometry: the same position in another map of the same book.
+                // Cross-geometry: the page of this map that matches the other map's page.
                 let source = try MapIndex(path: from)
                 guard source.sha256 == map.sha256 else {
                     throw QuireError.unresolvable("the two maps are of different books (sha256 differs)")
                 }
-                let start = try source.startPosition(ofPage: number)
-                position = start
-                page = try map.page(of: start)
+                page = try map.page(matching: number, in: source)
+                position = try map.startPosition(ofPage: page)
             } else {
                 page = number
                 _ = try map.pageJSON(number)

@@ -18,6 +18,34 @@ final class CSSCascadeTests: XCTestCase {
         XCTAssertEqual(doc.style("t").fontStyle, .italic)
     }
 
+    /// Quire sets vertical books horizontally, so their box properties turn with the text:
+    /// vertical-rl's right (block-start) becomes top, its top (inline-start) becomes left, and
+    /// `max-height` (the line length) becomes `max-width`.
+    func testVerticalBoxPropertiesTurnWithTheText() throws {
+        let doc = try StyledDocument(
+            css: """
+                section { -epub-writing-mode: vertical-rl; margin: 1px 2px 3px 4px; padding-left: 5px; max-height: 28em; width: 9px }
+                div { writing-mode: vertical-lr; margin-left: 7px; border-right: 2px solid red }
+                p { margin-left: 6px }
+                """,
+            body: "<section id='s'><p id='p'>x</p></section><div id='d'>y</div>")
+        let section = doc.style("s")
+        XCTAssertEqual(section.margin.top, .length(.px(2)))
+        XCTAssertEqual(section.margin.right, .length(.px(3)))
+        XCTAssertEqual(section.margin.bottom, .length(.px(4)))
+        XCTAssertEqual(section.margin.left, .length(.px(1)))
+        XCTAssertEqual(section.padding.bottom, .px(5))
+        XCTAssertEqual(section.maxWidth, .px(28 * 16))
+        XCTAssertNil(section.maxHeight)
+        XCTAssertEqual(section.height, .length(.px(9)))
+        XCTAssertEqual(section.width, .auto)
+        XCTAssertEqual(doc.style("p").margin.bottom, .length(.px(6)), "the writing mode inherits, so descendants turn too")
+        let div = doc.style("d")
+        XCTAssertEqual(div.margin.top, .length(.px(7)), "vertical-lr's left is block-start")
+        XCTAssertEqual(div.borderWidth.bottom, 2)
+        XCTAssertEqual(div.borderStyle.bottom, .solid)
+    }
+
     func testAuthorImportantBeatsUserNormal() throws {
         let doc = try StyledDocument(
             css: "p { color: red }", body: "<p id='t'>y</p>",

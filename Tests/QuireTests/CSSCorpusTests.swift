@@ -55,7 +55,8 @@ final class CSSCorpusTests: XCTestCase {
         let ofValid = Double(total.applied) * 100 / Double(max(1, total.applied + total.unsupported))
         print(String(format: "CSS corpus: %.2f%% of valid declarations applied", ofValid))
         XCTAssertGreaterThanOrEqual(ofValid, 95)
-        // One textbook repeats the invalid `style="text-align:axis"` on 2,542 MathML tables.
-        XCTAssertGreaterThanOrEqual(total.appliedPercentage, 90)
+        // Each distinct piece of CSS counts once per book (CSSReport): one textbook's invalid
+        // `style="text-align:axis"`, repeated on 2,542 MathML tables, is one declaration.
+        XCTAssertGreaterThanOrEqual(total.appliedPercentage, 95)
     }
 }

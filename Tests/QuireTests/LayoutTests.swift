@@ -148,3 +148,31 @@ final class PaginationTests: XCTestCase {
         XCTAssertEqual(problems, [], problems.prefix(10).joined(separator: "\n"))
     }
 }
+
+extension LayoutTests {
+    /// The root's background (or else body's) covers the whole page, as browsers paint it on the
+    /// canvas; the root element's box (margins, max-width) holds body's.
+    func testRootBackgroundCoversThePage() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var book = TestBook()
+        book.chapter = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title>
+            <style>html { max-width: 10em; margin: 0 auto } body { background-color: #fff4e7; margin: 0 }</style></head>
+            <body><p>Hello, a paragraph long enough to wrap inside ten ems of width.</p></body></html>
+            """
+        let url = directory.appendingPathComponent("canvas.epub")
+        try book.write(to: url)
+        let (layout, result) = try Self.layout(url.path)
+        let page = try XCTUnwrap(result.chapters.last?.pages.first)
+        guard case .fill(let rect, let color)? = page.items.first else { return XCTFail("the page starts with a fill") }
+        XCTAssertEqual(rect, Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)))
+        XCTAssertEqual(color, Color(red: 0xff, green: 0xf4, blue: 0xe7))
+        XCTAssertEqual(page.items.dropFirst().filter { if case .fill = $0 { return true } else { return false } }.count, 0, "body's own box is not filled again")
+        // max-width on html: every line is at most 10em (16 px each at the profile's scale) wide, centred.
+        let scale = layout.settings.profile.pixelsPerCSSPixel
+        for line in page.lines { XCTAssertLessThanOrEqual(line.rect.width, 160 * scale + 0.5) }
+        XCTAssertGreaterThan(page.lines.first?.rect.x ?? 0, Double(page.width) / 4)
+    }
+}

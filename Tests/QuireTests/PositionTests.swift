@@ -162,6 +162,29 @@ final class PositionTests: XCTestCase {
         XCTAssertNotNil((json["toc"] as? [[String: Any]])?.first?["page"] as? Int)
     }
 
+    /// `quire locate B --from A --page N`: the page of B matching A's page N. Mapped
+    /// into its own geometry every page comes back exactly; into another and back, within one page.
+    func testCrossGeometryLocate() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let book = try LayoutTests.sampleBook().path
+        let (kobo, _) = try Self.map(book, profile: "kobo-clara", directory: directory)
+        let (phone, _) = try Self.map(book, profile: "phone", directory: directory)
+        let a = try MapIndex(path: kobo.path)
+        let b = try MapIndex(path: phone.path)
+        XCTAssertNotEqual(a.pageCount, b.pageCount, "the two geometries paginate differently")
+        for page in 1...a.pageCount {
+            XCTAssertEqual(try a.page(matching: page, in: a), try a.page(of: a.startPosition(ofPage: page)), "same geometry is exact")
+            let result = try TestSupport.quire("locate", phone.path, "--from", kobo.path, "--page", "\(page)", "--json")
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+            let there = try XCTUnwrap(json["page"] as? Int)
+            XCTAssertEqual(there, try b.page(matching: page, in: a))
+            let back = try a.page(matching: there, in: b)
+            XCTAssertLessThanOrEqual(abs(back - page), 1, "kobo page \(page) → phone \(there) → kobo \(back)")
+        }
+    }
+
     /// page → Locator → page, page → CFI → page and page → XPointer → page all come back to the page
     /// (or, for pages that share their start with the next page, to that canonical page).
     static func checkRoundTrips(map url: URL, book: String, file: StaticString = #filePath, line: UInt = #line) throws {
