@@ -28,9 +28,25 @@ public struct TextKey: Hashable, Sendable {
     }
 
     public static func == (lhs: TextKey, rhs: TextKey) -> Bool {
-        lhs.fingerprint == rhs.fingerprint && lhs.tag == rhs.tag && lhs.units.count == rhs.units.count
-            && lhs.units.elementsEqual(rhs.units)
+        guard lhs.fingerprint == rhs.fingerprint, lhs.tag == rhs.tag, lhs.units.count == rhs.units.count else { return false }
+        // A plain loop: most keys are short words, where calling memcmp costs more than comparing.
+        return lhs.units.withUnsafeBufferPointer { left in
+            rhs.units.withUnsafeBufferPointer { right in
+                for index in 0..<left.count where left[index] != right[index] { return false }
+                return true
+            }
+        }
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+
+    /// Dictionaries hash through this: the fingerprint is already a good hash, so it is only mixed
+    /// with the seed (a murmur finalizer) instead of going through SipHash again.
+    public func _rawHashValue(seed: Int) -> Int {
+        var mixed = fingerprint ^ UInt64(UInt(bitPattern: seed))
+        mixed ^= mixed >> 33
+        mixed &*= 0xff51_afd7_ed55_8ccd
+        mixed ^= mixed >> 33
+        return Int(truncatingIfNeeded: mixed)
+    }
 }
