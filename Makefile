@@ -4,6 +4,8 @@
 SWIFT ?= swift
 BUILD_DIR := build
 SAMPLE := $(BUILD_DIR)/samples/quire-sample.epub
+SCRIPTS := $(BUILD_DIR)/samples/quire-scripts.epub
+SAMPLE_PDF := $(BUILD_DIR)/samples/quire-sample.pdf
 RELEASE_BIN := .build/release/quire
 
 .PHONY: all setup build release sample demo test bench format clean
@@ -32,6 +34,14 @@ demo: release sample
 	@echo "pages: $(BUILD_DIR)/demo/pages/ ($$(ls $(BUILD_DIR)/demo/pages | wc -l) PNG files)"
 	@echo "map:   $(BUILD_DIR)/demo/positions.json"
 	@$(RELEASE_BIN) locate $(BUILD_DIR)/demo/positions.json --toc "Chapter Two: Weather and Its Moods" | head -1 | sed 's/^/"Chapter Two" opens on page /'
+	@echo "== quire render $(SCRIPTS) --out $(BUILD_DIR)/demo-scripts --profile phone (pictures, Japanese, Hebrew, Arabic)"
+	@rm -rf $(BUILD_DIR)/demo-scripts
+	@$(RELEASE_BIN) render $(SCRIPTS) --out $(BUILD_DIR)/demo-scripts --profile phone --quiet
+	@echo "pages: $(BUILD_DIR)/demo-scripts/pages/ ($$(ls $(BUILD_DIR)/demo-scripts/pages | wc -l) PNG files)"
+	@echo "== quire render $(SAMPLE_PDF) --out $(BUILD_DIR)/demo-pdf --profile kobo-clara --split ltr"
+	@rm -rf $(BUILD_DIR)/demo-pdf
+	@$(RELEASE_BIN) render $(SAMPLE_PDF) --out $(BUILD_DIR)/demo-pdf --profile kobo-clara --split ltr --quiet
+	@echo "pages: $(BUILD_DIR)/demo-pdf/pages/ ($$(ls $(BUILD_DIR)/demo-pdf/pages | wc -l) PNG files from 4 PDF pages; the spread is split)"
 
 # The release binary is built too: corpus-wide tests run the CLI, and the newest build is used.
 test: setup

@@ -1,0 +1,98 @@
+import Foundation
+import Quire
+import XCTest
+
+/// The second sample book (pictures, Japanese, Hebrew, Arabic, greetings in eight more scripts)
+/// and the sample PDF, built by `Samples/build.sh` beside the first sample.
+final class SampleBooksTests: XCTestCase {
+    static func scriptsBook() throws -> URL {
+        try LayoutTests.sampleBook().deletingLastPathComponent().appendingPathComponent("quire-scripts.epub")
+    }
+
+    static func samplePDF() throws -> URL {
+        try LayoutTests.sampleBook().deletingLastPathComponent().appendingPathComponent("quire-sample.pdf")
+    }
+
+    func testEveryScriptIsSetWithRealGlyphs() throws {
+        let (layout, result) = try LayoutTests.layout(Self.scriptsBook().path)
+        XCTAssertEqual(result.chapters.count, 5)
+        for chapter in result.chapters {
+            XCTAssertEqual(chapter.missingGlyphs, 0, "\(chapter.href) has .notdef glyphs")
+            XCTAssertFalse(chapter.pages.isEmpty)
+        }
+        // Pictures: the PNG (no width/height in the markup) and the floated SVG are measured.
+        let pictures = result.chapters[0]
+        XCTAssertEqual(pictures.settle.images, 2)
+        XCTAssertEqual(pictures.settle.measured, 2)
+        XCTAssertEqual(pictures.settle.unresolved.count, 0)
+        let boxes = pictures.pages.flatMap(\.items).compactMap { item -> Rect? in
+            if case .image(let box, _) = item { return box.rect } else { return nil }
+        }
+        XCTAssertTrue(boxes.contains { abs($0.width / $0.height - 480.0 / 300.0) < 0.01 }, "the harbour keeps its 480×300 shape: \(boxes)")
+        XCTAssertTrue(boxes.contains { abs($0.width / $0.height - 1) < 0.01 }, "the compass rose stays round: \(boxes)")
+
+        // Hebrew: the last line of the last paragraph is short and starts at the right edge.
+        let hebrew = try XCTUnwrap(result.chapters[2].pages.last)
+        let line = try XCTUnwrap(hebrew.lines.last)
+        let xs = hebrew.items.flatMap { item -> [Double] in
+            guard case .glyphs(let run) = item, run.origin.y >= line.rect.y, run.origin.y <= line.rect.maxY else { return [] }
+            return run.xs.map { run.origin.x + Double($0) }
+        }
+        let left = try XCTUnwrap(xs.min()) - line.rect.x
+        let right = line.rect.maxX - (try XCTUnwrap(xs.max()))
+        XCTAssertGreaterThan(left, right * 3, "right-to-left text starts at the right: left gap \(left), right gap \(right)")
+
+        // Japanese: no line starts with a closing mark (kinsoku).
+        let japanese = result.chapters[1]
+        let text = DocumentText(try XCTUnwrap(japanese.document)).units
+        let closing = Set("、。」』）〕・".utf16)
+        for page in japanese.pages {
+            for line in page.lines where line.start < text.count {
+                XCTAssertFalse(closing.contains(text[line.start]), "a line starts with \(String(decoding: [text[line.start]], as: UTF16.self))")
+            }
+        }
+        XCTAssertGreaterThan(layout.settings.profile.width, 0)
+    }
+
+    func testScriptsSampleRoundTripsAtTwoGeometries() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let book = try Self.scriptsBook().path
+        for profile in ["kobo-clara", "phone"] {
+            let (url, json) = try PositionTests.map(book, profile: profile, directory: directory)
+            try PositionTests.checkRoundTrips(map: url, book: book)
+            let toc = try XCTUnwrap(json["toc"] as? [[String: Any]])
+            XCTAssertEqual(toc.count, 5)
+            XCTAssertTrue(toc.allSatisfy { $0["page"] is Int }, "every TOC entry has a page")
+            XCTAssertEqual((json["warnings"] as? [Any])?.count, 0, "\(json["warnings"] ?? [])")
+        }
+    }
+
+    /// The sample PDF: labels i, 1, 2, 3; an outline; page 2 stored landscape with /Rotate 90 comes
+    /// out portrait; the 840 pt spread splits into two halves in reading order.
+    func testSamplePDF() throws {
+        let pdf = try Self.samplePDF()
+        let info = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/pdfinfo"), [pdf.path]).stdoutText
+        XCTAssertTrue(info.contains("Pages:           4"), info)
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("pdf")
+        let result = try TestSupport.quire("render", pdf.path, "--out", out.path, "--dpi", "72", "--split", "ltr", "--quiet")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let map = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("positions.json"))) as? [String: Any])
+        let pages = try XCTUnwrap(map["pages"] as? [[String: Any]])
+        XCTAssertEqual(pages.map { $0["label"] as? String }, ["i", "1", "2", "2", "3"])
+        XCTAssertEqual(pages.map { $0["sourcePage"] as? Int }, [1, 2, 3, 3, 4])
+        XCTAssertEqual(pages.map { $0["half"] as? String }, ["whole", "whole", "first", "second", "whole"])
+        let toc = try XCTUnwrap(map["toc"] as? [[String: Any]])
+        XCTAssertEqual(toc.map { $0["title"] as? String }, ["Harbour Lights", "Tide Table", "The Chart", "Colophon"])
+        XCTAssertEqual(toc.map { $0["page"] as? Int }, [1, 2, 3, 5])
+        for page in 1...5 {
+            let png = try Data(contentsOf: out.appendingPathComponent(String(format: "pages/%04d.png", page)))
+            // IHDR: width and height, big-endian, at bytes 16–23. Every output page is portrait.
+            let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }
+            let height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
+            XCTAssertLessThan(width, height, "page \(page) is \(width)×\(height)")
+        }
+    }
+}
