@@ -60,6 +60,14 @@ struct ReplacedBox {
     }
 }
 
+/// A ruby annotation (`rt`): its text is drawn small, centred above its base range of the
+/// paragraph's text. The base never breaks across lines.
+struct RubyAnnotation {
+    var base: Range<Int>
+    var text: [UInt16]
+    var style: Int
+}
+
 struct StyleRun {
     var start: Int
     var end: Int
@@ -74,6 +82,8 @@ final class Paragraph {
     var sources: [Int32] = []
     var runs: [StyleRun] = []
     var atoms: [Int: ReplacedBox] = [:]
+    /// Ruby annotations over ranges of the text, in order.
+    var annotations: [RubyAnnotation] = []
     var marker: GeneratedContent?
     /// A floated `::first-letter` (a drop cap): the text range it takes and its style index.
     var dropCap: (range: Range<Int>, style: Int)?
@@ -267,7 +277,11 @@ struct BoxTreeBuilder {
             case .table, .inlineTable:
                 context.flushParagraph(endOffset: nil)
                 context.flow.append(.table(buildTable(childElement, style)))
-            case .inline, .contents, .inlineBlock, .inlineFlex, .inlineGrid:
+            case .ruby:
+                if let before = elementStyle.before { appendGenerated(before, &context) }
+                buildRuby(childElement, style, &context)
+                if let after = elementStyle.after { appendGenerated(after, &context) }
+            case .inline, .contents, .inlineBlock, .inlineFlex, .inlineGrid, .rubyText:
                 if let before = elementStyle.before { appendGenerated(before, &context) }
                 buildChildren(of: childElement, inlineStyle: style.display == .contents ? inlineStyle : style, &context)
                 if let after = elementStyle.after { appendGenerated(after, &context) }
@@ -285,6 +299,35 @@ struct BoxTreeBuilder {
             if case .length(.px(let value)) = offset { return value < -2000 }
             if case .length(.percent(let value)) = offset { return value <= -100 }
             return false
+        }
+    }
+
+    /// A ruby element: its content is the base text, and each `rt` (display: ruby-text) annotates
+    /// the base that came before it, back to the previous annotation.
+    private mutating func buildRuby(_ element: XMLElement, _ style: ComputedStyle, _ context: inout FlowContext) {
+        let tree = document.tree
+        let paragraph = context.currentParagraph(offset: document.textOffset(atElement: element.id))
+        var baseStart = paragraph.text.count
+        for child in tree.childIDs(of: element.id) {
+            if let childElement = tree.element(child), styles.style(of: child).style.display == .rubyText {
+                let annotationStyle = styles.style(of: child).style
+                let text = childElement.textContent.collapsingWhitespace()
+                let base = baseStart..<paragraph.text.count
+                if !text.isEmpty, !base.isEmpty, annotationStyle.visibility == .visible {
+                    paragraph.annotations.append(RubyAnnotation(base: base, text: Array(text.utf16), style: intern(annotationStyle)))
+                }
+                baseStart = paragraph.text.count
+                continue
+            }
+            if tree.kind(of: child) == .text {
+                appendText(tree.text(of: child), sourceStart: Int(document.textStarts[Int(child.index)]), style: style, &context)
+            } else if let childElement = tree.element(child) {
+                let childStyle = styles.style(of: child)
+                guard childStyle.style.display != .none else { continue }
+                if let before = childStyle.before { appendGenerated(before, &context) }
+                buildChildren(of: childElement, inlineStyle: childStyle.style, &context)
+                if let after = childStyle.after { appendGenerated(after, &context) }
+            }
         }
     }
 

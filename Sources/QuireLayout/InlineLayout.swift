@@ -546,6 +546,10 @@ final class InlineLayout {
         for opportunity in LineBreakOpportunities.find(in: text, language: language) where opportunity.offset <= text.count {
             breakable[opportunity.offset] = true
         }
+        // A ruby base stays on one line with its annotation.
+        for annotation in paragraph.annotations where annotation.base.count > 1 {
+            for index in (annotation.base.lowerBound + 1)..<annotation.base.upperBound { breakable[index] = false }
+        }
         var segments = segments(paragraph, levels: levels, breaks: breakable)
         measure(&segments, paragraph)
         let justify = blockStyle.textAlign == .justify
@@ -697,6 +701,22 @@ final class InlineLayout {
             let size = atomSize(paragraph.atoms[piece.start]!)
             extent.top = max(extent.top, size.height + baselineShift(styles[piece.style]))
         }
+        // Ruby annotations on this line raise its top: the base's ascent plus the annotation's height.
+        var annotations: [(annotation: RubyAnnotation, face: FontFace, baseAscent: Double)] = []
+        if !paragraph.annotations.isEmpty, let first = pieces.first?.start, let last = pieces.last?.end {
+            for annotation in paragraph.annotations where annotation.base.lowerBound < last && annotation.base.upperBound > first {
+                let style = styles[annotation.style]
+                guard let scalar = String(decoding: annotation.text, as: UTF16.self).unicodeScalars.first else { continue }
+                let primary = services.fonts.primaryFace(for: request(style), bookFonts: caches.bookFonts)
+                let face = primary.covers(scalar) ? primary : services.fonts.fallbackFace(for: scalar, request: request(style)) ?? primary
+                let baseStyle = styles[paragraph.runs.first { $0.start <= annotation.base.lowerBound && $0.end > annotation.base.lowerBound }?.style ?? annotation.style]
+                let baseFace = pieces.first { $0.kind == .text && $0.start <= annotation.base.lowerBound && $0.end > annotation.base.lowerBound }?.face ?? strutFace
+                let baseAscent = baseFace.ascent(at: fontSize(baseStyle)) + baselineShift(baseStyle)
+                let size = fontSize(style)
+                extent.top = max(extent.top, baseAscent + face.ascent(at: size) + face.descent(at: size))
+                annotations.append((annotation, face, baseAscent))
+            }
+        }
 
         // Visual order (bidi rule L2) and alignment.
         let order = levels == nil ? Array(pieces.indices) : Bidi.visualOrder(levels: pieces.map(\.level))
@@ -727,6 +747,8 @@ final class InlineLayout {
         let baseline = extent.top
         var items: [DisplayItem] = []
         var decorations: [(from: Double, to: Double, style: Int)] = []
+        /// Where each annotated base unit was drawn (paragraph index → left and right x).
+        var baseSpans: [Int: (left: Double, right: Double)] = [:]
         for index in order {
             let piece = pieces[index]
             let style = styles[piece.style]
@@ -746,6 +768,11 @@ final class InlineLayout {
                     glyphs.append(glyph.id)
                     xs.append(Float(pen) + glyph.xOffset)
                     ys.append(-glyph.yOffset)
+                    if !annotations.isEmpty {
+                        let unit = piece.start + Int(glyph.cluster)
+                        let span = (left: x + pen, right: x + pen + Double(glyph.advance))
+                        baseSpans[unit] = baseSpans[unit].map { (min($0.left, span.left), max($0.right, span.right)) } ?? span
+                    }
                     pen += Double(glyph.advance)
                 }
                 let wantsBold = style.fontWeight >= 600
@@ -770,6 +797,24 @@ final class InlineLayout {
                 break
             }
             x += piece.width
+        }
+        for (annotation, face, baseAscent) in annotations {
+            let spans = annotation.base.compactMap { baseSpans[$0] }
+            guard let left = spans.map(\.left).min(), let right = spans.map(\.right).max() else { continue }
+            let style = styles[annotation.style]
+            let shaped = shape(annotation.text[...], style: annotation.style, face: face, rtl: false)
+            var xs: [Float] = []
+            var pen = 0.0
+            for glyph in shaped.glyphs {
+                xs.append(Float(pen) + glyph.xOffset)
+                pen += Double(glyph.advance)
+            }
+            let origin = Point(x: (left + right - shaped.advance) / 2, y: baseline - baseAscent - face.descent(at: fontSize(style)))
+            items.append(
+                .glyphs(
+                    GlyphRun(
+                        face: face, size: fontSize(style), color: style.color, origin: origin, glyphs: shaped.glyphs.map(\.id), xs: xs,
+                        ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: false, syntheticItalic: false)))
         }
         for decoration in decorations {
             let style = styles[decoration.style]

@@ -480,7 +480,7 @@ final class Cascade {
             let word = keyword(v)
             switch word {
             case "flow-root", "run-in", "flow": full.style.display = .block
-            case "ruby", "ruby-base", "ruby-text", "ruby-base-container", "ruby-text-container", "inline-list-item", "math":
+            case "ruby-base", "ruby-base-container", "ruby-text-container", "inline-list-item", "math":
                 full.style.display = .inline
             case "-webkit-box", "-webkit-flex", "-ms-flexbox": full.style.display = .flex
             case "-webkit-inline-box": full.style.display = .inlineFlex
@@ -638,7 +638,7 @@ final class Cascade {
         if s.position == .absolute || s.position == .fixed { s.float = .none }
         if isRoot || s.float != .none || s.position == .absolute || s.position == .fixed {
             switch s.display {
-            case .inline, .inlineBlock: s.display = .block
+            case .inline, .inlineBlock, .ruby, .rubyText: s.display = .block
             case .inlineTable: s.display = .table
             case .inlineFlex: s.display = .flex
             case .inlineGrid: s.display = .grid

@@ -12,10 +12,12 @@ public enum Display: String, Sendable, Hashable {
     case tableColumn = "table-column", tableColumnGroup = "table-column-group"
     case flex, inlineFlex = "inline-flex", grid, inlineGrid = "inline-grid"
     case contents
+    /// A ruby container and its annotation (`rt`): the annotation is set small above its base.
+    case ruby, rubyText = "ruby-text"
 
     public var isBlockLevel: Bool {
         switch self {
-        case .inline, .inlineBlock, .inlineTable, .inlineFlex, .inlineGrid, .none, .contents: return false
+        case .inline, .inlineBlock, .inlineTable, .inlineFlex, .inlineGrid, .none, .contents, .ruby, .rubyText: return false
         default: return true
         }
     }

@@ -81,9 +81,10 @@ enum UserAgentStyleSheet {
     br::before { content: "\A"; white-space: pre; }
     wbr::before { content: "\200B"; }
 
-    /* Ruby annotations are hidden until layout can place them above the base text. */
+    /* Ruby: each rt is set at half size above the base text before it; rp is for readers without ruby. */
     ruby { display: ruby; }
-    rt { display: none; }
+    rt { display: ruby-text; font-size: 50%; }
+    rp { display: none; }
 
     iframe { border: 2px inset; }
     video, img, svg, canvas, object, embed { display: inline; }

@@ -176,3 +176,38 @@ extension LayoutTests {
         XCTAssertGreaterThan(page.lines.first?.rect.x ?? 0, Double(page.width) / 4)
     }
 }
+
+extension LayoutTests {
+    /// Ruby: the annotation is set at half size, centred above its base, and raises its line.
+    func testRubyAnnotationSitsAboveItsBase() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var book = TestBook()
+        book.chapter = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="ja"><head><title>One</title></head>
+            <body><p>夕方に<ruby>灯台守<rp>(</rp><rt>とうだいもり</rt><rp>)</rp></ruby>は火をともす。</p><p>海は静かだ。</p></body></html>
+            """
+        let url = directory.appendingPathComponent("ruby.epub")
+        try book.write(to: url)
+        let (_, result) = try Self.layout(url.path)
+        let chapter = try XCTUnwrap(result.chapters.last)
+        XCTAssertEqual(chapter.missingGlyphs, 0)
+        let page = try XCTUnwrap(chapter.pages.first)
+        let runs = page.items.compactMap { item -> GlyphRun? in if case .glyphs(let run) = item { return run } else { return nil } }
+        let annotation = try XCTUnwrap(runs.first { run in run.glyphs.count == 6 && runs.contains { abs($0.size - 2 * run.size) < 0.01 } })
+        let base = try XCTUnwrap(runs.first { abs($0.size - 2 * annotation.size) < 0.01 && $0.origin.y > annotation.origin.y })
+        XCTAssertLessThan(annotation.origin.y, base.origin.y - base.size * 0.8, "the annotation sits above the base text")
+        // The base 灯台守 is the 4th–6th glyphs of the first line; the annotation is centred on it.
+        let lineXs = runs.filter { abs($0.origin.y - base.origin.y) < 0.5 && abs($0.size - base.size) < 0.01 }
+            .flatMap { run in run.xs.map { run.origin.x + Double($0) } }.sorted()
+        XCTAssertGreaterThan(lineXs.count, 7)
+        let baseLeft = lineXs[3]
+        let baseRight = lineXs[6]
+        let annotationCentre = annotation.origin.x + (Double(annotation.xs.last!) + annotation.size) / 2
+        XCTAssertEqual(annotationCentre, (baseLeft + baseRight) / 2, accuracy: annotation.size * 0.6)
+        // rp is hidden; the first line is taller than the second (the annotation raises it).
+        XCTAssertEqual(page.lines.count, 2)
+        XCTAssertGreaterThan(page.lines[0].rect.height, page.lines[1].rect.height)
+    }
+}
