@@ -500,6 +500,58 @@ final class InlineLayout {
             ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: false, syntheticItalic: false)
     }
 
+    /// The mark of `text-emphasis` shaped at half the text's size, in a face that has it.
+    func emphasisMark(_ emphasis: TextEmphasis, style: ComputedStyle) -> (face: FontFace, shaped: ShapedText)? {
+        let units = Array(emphasis.mark.utf16)
+        guard let scalar = emphasis.mark.unicodeScalars.first else { return nil }
+        var markStyle = style
+        markStyle.fontSize = style.fontSize / 2
+        let primary = services.fonts.primaryFace(for: request(markStyle), bookFonts: caches.bookFonts)
+        let face = primary.covers(scalar) ? primary : services.fonts.fallbackFace(for: scalar, request: request(markStyle)) ?? primary
+        return (face, shaper.shape(units[...], parameters(markStyle, face: face, rtl: false)))
+    }
+
+    /// Emphasis marks centred over each character of a shaped piece, except spaces and punctuation
+    /// (CSS Text Decoration 3 §3.3). `top` is the top of the text's ascent.
+    func emphasisRun(
+        _ mark: (face: FontFace, shaped: ShapedText), emphasis: TextEmphasis, style: ComputedStyle, over shaped: ShapedText, piece start: Int,
+        in paragraph: Paragraph, x: Double, baseline top: Double
+    ) -> GlyphRun {
+        var glyphs: [UInt32] = []
+        var xs: [Float] = []
+        var ys: [Float] = []
+        var pen = 0.0
+        var index = 0
+        while index < shaped.glyphs.count {
+            // One cluster: its glyphs share a cluster value.
+            let cluster = shaped.glyphs[index].cluster
+            var advance = 0.0
+            while index < shaped.glyphs.count && shaped.glyphs[index].cluster == cluster {
+                advance += Double(shaped.glyphs[index].advance)
+                index += 1
+            }
+            let unit = start + Int(cluster)
+            if unit < paragraph.text.count, let scalar = Unicode.Scalar(paragraph.text[unit]) {
+                let category = scalar.properties.generalCategory
+                let skip = scalar.properties.isWhitespace || [.connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
+                    .initialPunctuation, .finalPunctuation, .otherPunctuation, .control].contains(category)
+                if !skip {
+                    let left = pen + (advance - mark.shaped.advance) / 2
+                    for glyph in mark.shaped.glyphs {
+                        glyphs.append(glyph.id)
+                        xs.append(Float(left) + glyph.xOffset)
+                        ys.append(-glyph.yOffset)
+                    }
+                }
+            }
+            pen += advance
+        }
+        let size = fontSize(style) / 2
+        return GlyphRun(
+            face: mark.face, size: size, color: emphasis.color ?? style.color, origin: Point(x: x, y: top - mark.face.descent(at: size)),
+            glyphs: glyphs, xs: xs, ys: ys, syntheticBold: false, syntheticItalic: false)
+    }
+
     /// A drop cap's box: width taken from the first lines (padding included), how many lines it
     /// spans, and its glyphs (origin set once the lines are known).
     func dropCap(_ paragraph: Paragraph) -> (width: Double, lines: Int, padding: Double, run: GlyphRun?)? {
@@ -543,7 +595,22 @@ final class InlineLayout {
         }
         let language = blockStyle.language ?? bookLanguage
         var breakable = [Bool](repeating: false, count: text.count + 1)
-        for opportunity in LineBreakOpportunities.find(in: text, language: language) where opportunity.offset <= text.count {
+        let strictness: LineBreakOpportunities.Strictness
+        switch blockStyle.lineBreak {
+        case .auto: strictness = .standard
+        case .loose: strictness = .loose
+        case .normal: strictness = .normal
+        case .strict: strictness = .strict
+        case .anywhere: strictness = .loose
+        }
+        let words: LineBreakOpportunities.WordRule
+        switch blockStyle.wordBreak {
+        case .breakAll: words = .breakAll
+        case .keepAll: words = .keepAll
+        case .normal, .breakWord: words = blockStyle.lineBreak == .anywhere ? .breakAll : .normal
+        }
+        for opportunity in LineBreakOpportunities.find(in: text, language: language, strictness: strictness, words: words)
+        where opportunity.offset <= text.count {
             breakable[opportunity.offset] = true
         }
         // A ruby base stays on one line with its annotation.
@@ -558,6 +625,25 @@ final class InlineLayout {
         let floatInsets: (Int) -> (left: Double, right: Double) = floats ?? { _ in (0, 0) }
         let inset: (Int) -> Double = { line in (drop.map { line < $0.lines ? $0.width : 0 } ?? 0) + floatInsets(line).left }
         let lineWidth: (Int) -> Double = { max(($0 == 0 ? available - indent : available) - inset($0) - floatInsets($0).right, available * 0.2) }
+
+        // overflow-wrap: a word wider than the line may break between any two characters.
+        let narrowest = min(lineWidth(0), lineWidth(1))
+        var overflowing = false
+        for segment in segments where segment.kind == .text && segment.width > narrowest {
+            let style = styles[segment.style]
+            guard style.overflowWrap != .normal || style.wordBreak == .breakWord else { continue }
+            for index in (segment.start + 1)..<segment.end {
+                let unit = text[index]
+                if unit >= 0xDC00 && unit < 0xE000 { continue }  // inside a surrogate pair
+                if let scalar = Unicode.Scalar(unit), Self.attachesToPrevious(scalar) { continue }
+                breakable[index] = true
+                overflowing = true
+            }
+        }
+        if overflowing {
+            segments = self.segments(paragraph, levels: levels, breaks: breakable)
+            measure(&segments, paragraph)
+        }
 
         // Hyphenation points are offered up front: total fit then weighs them against loose lines
         // (a TeX-like first pass without them measured looser spacing on Moby-Dick).
@@ -677,6 +763,11 @@ final class InlineLayout {
                 continue
             }
             let style = styles[piece.style]
+            if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) {
+                // Emphasis marks sit over the text: the line's top makes room for them.
+                let size = fontSize(style) / 2
+                extent.top = max(extent.top, face.ascent(at: fontSize(style)) + baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))
+            }
             if !buildItems {
                 // Map-only: the breaks are known; only the line's height is still needed.
                 shapedPieces.append(nil)
@@ -786,6 +877,9 @@ final class InlineLayout {
                                 syntheticBold: wantsBold && !face.isBold, syntheticItalic: wantsItalic && !face.isItalic)))
                 }
                 if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
+                if let emphasis = style.textEmphasis, style.visibility == .visible, let mark = emphasisMark(emphasis, style: style) {
+                    items.append(.glyphs(emphasisRun(mark, emphasis: emphasis, style: style, over: shaped, piece: piece.start, in: paragraph, x: x, baseline: baseline - baselineShift(style) - face.ascent(at: fontSize(style)))))
+                }
             case .atom:
                 let box = paragraph.atoms[piece.start]!
                 let size = atomSize(box)

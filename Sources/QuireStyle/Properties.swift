@@ -265,9 +265,6 @@ enum Properties {
     /// Parses a property (longhand or shorthand) into longhand values; nil when invalid.
     static func parse(_ name: String, _ values: [CV]) -> [(PropertyID, SpecifiedValue)]? {
         if let id = longhandNames[name] {
-            if name.hasPrefix("overflow-") {
-                return parseLonghand(.overflow, values).map { [(.overflow, $0)] }
-            }
             return parseLonghand(id, values).map { [(id, $0)] }
         }
         return parseShorthand(name, values)

@@ -15,12 +15,20 @@ public enum LineBreakOpportunities {
         return String(language.split(separator: "-").first ?? "").lowercased()
     }
 
-    public static func find(in text: [UInt16], language: String?) -> [Break] {
+    /// CSS `line-break` strictness, as ICU's `lb` locale keyword.
+    public enum Strictness: String, Sendable { case standard = "", loose, normal, strict }
+    /// CSS `word-break`, as ICU's `lw` locale keyword.
+    public enum WordRule: String, Sendable { case normal = "", breakAll = "breakall", keepAll = "keepall" }
+
+    public static func find(in text: [UInt16], language: String?, strictness: Strictness = .standard, words: WordRule = .normal) -> [Break] {
         guard !text.isEmpty else { return [] }
         var offsets = [Int32](repeating: 0, count: text.count + 1)
         var mandatory = [UInt8](repeating: 0, count: text.count + 1)
+        var locale = locale(for: language)
+        let keywords = [("lb", strictness.rawValue), ("lw", words.rawValue)].filter { !$0.1.isEmpty }.map { "\($0.0)=\($0.1)" }
+        if !keywords.isEmpty { locale += "@" + keywords.joined(separator: ";") }
         let count = text.withUnsafeBufferPointer { units in
-            quire_line_breaks(units.baseAddress, Int32(units.count), locale(for: language), &offsets, &mandatory, Int32(text.count + 1))
+            quire_line_breaks(units.baseAddress, Int32(units.count), locale, &offsets, &mandatory, Int32(text.count + 1))
         }
         guard count > 0 else { return [Break(offset: text.count, mandatory: false)] }
         return (0..<Int(count)).map { Break(offset: Int(offsets[$0]), mandatory: mandatory[$0] != 0) }

@@ -46,6 +46,18 @@ final class CSSCascadeTests: XCTestCase {
         XCTAssertEqual(div.borderStyle.bottom, .solid)
     }
 
+    /// `overflow-wrap` is its own property, not an `overflow-*` longhand; the breaking properties parse.
+    func testBreakingProperties() throws {
+        let doc = try StyledDocument(
+            css: "#a { overflow-wrap: break-word } #b { word-wrap: anywhere; word-break: keep-all; -webkit-line-break: strict }",
+            body: "<p id='a'>x</p><p id='b'>y</p>")
+        XCTAssertEqual(doc.style("a").overflowWrap, .breakWord)
+        XCTAssertFalse(doc.style("a").overflowHidden)
+        XCTAssertEqual(doc.style("b").overflowWrap, .anywhere)
+        XCTAssertEqual(doc.style("b").wordBreak, .keepAll)
+        XCTAssertEqual(doc.style("b").lineBreak, .strict)
+    }
+
     func testAuthorImportantBeatsUserNormal() throws {
         let doc = try StyledDocument(
             css: "p { color: red }", body: "<p id='t'>y</p>",

@@ -211,3 +211,41 @@ extension LayoutTests {
         XCTAssertGreaterThan(page.lines[0].rect.height, page.lines[1].rect.height)
     }
 }
+
+extension LayoutTests {
+    /// text-emphasis: one mark per character at half size over the text (none over punctuation),
+    /// in the emphasis colour; line-break and word-break reach ICU; overflow-wrap breaks a long word.
+    func testEmphasisMarksAndBreakingProperties() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var book = TestBook()
+        book.chapter = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="ja"><head><title>One</title>
+            <style>
+            em { font-style: normal; -epub-text-emphasis-style: filled sesame; -epub-text-emphasis-color: #ff0000 }
+            p.wrap { overflow-wrap: break-word } p.keep { word-break: keep-all }
+            </style></head>
+            <body><p>これは<em>大切、</em>です。</p>
+            <p class="wrap" xml:lang="en">Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</p>
+            <p xml:lang="en">Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</p></body></html>
+            """
+        let url = directory.appendingPathComponent("emphasis.epub")
+        try book.write(to: url)
+        let (_, result) = try Self.layout(url.path)
+        let page = try XCTUnwrap(result.chapters.last?.pages.first)
+        let runs = page.items.compactMap { item -> GlyphRun? in if case .glyphs(let run) = item { return run } else { return nil } }
+        let red = Color(red: 255, green: 0, blue: 0)
+        let marks = try XCTUnwrap(runs.first { $0.color == red })
+        XCTAssertEqual(marks.glyphs.count, 2, "大 and 切 get a mark, 、 does not")
+        let text = try XCTUnwrap(runs.first { $0.color != red && $0.origin.y > marks.origin.y })
+        XCTAssertEqual(marks.size * 2, text.size, accuracy: 0.01)
+        XCTAssertLessThan(marks.origin.y, text.origin.y - text.size * 0.8)
+        // The long word breaks across lines only where overflow-wrap allows it.
+        let lines = page.lines
+        let wrapped = lines.filter { $0.paragraph == 1 }
+        let unwrapped = lines.filter { $0.paragraph == 2 }
+        XCTAssertGreaterThan(wrapped.count, 1, "overflow-wrap: break-word breaks the long word")
+        XCTAssertEqual(unwrapped.count, 1, "without it the word stays whole")
+    }
+}
