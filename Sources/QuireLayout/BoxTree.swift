@@ -84,6 +84,8 @@ final class Paragraph {
     var atoms: [Int: ReplacedBox] = [:]
     /// Ruby annotations over ranges of the text, in order.
     var annotations: [RubyAnnotation] = []
+    /// `::first-line`: for each run style, the style its units take on the first line.
+    var firstLineStyles: [Int: Int] = [:]
     var marker: GeneratedContent?
     /// A floated `::first-letter` (a drop cap): the text range it takes and its style index.
     var dropCap: (range: Range<Int>, style: Int)?
@@ -99,6 +101,46 @@ final class Paragraph {
 
     var hasContent: Bool {
         !atoms.isEmpty || text.contains { $0 != 0x20 && $0 != 0x0A && $0 != 0x2028 }
+    }
+
+    /// The first unit whose source offset is at or after `source` (the text's end if none is).
+    func unitIndex(atSource source: Int) -> Int {
+        sources.firstIndex { Int($0) >= source } ?? text.count
+    }
+
+    /// A copy whose units before `end` take their `::first-line` styles (with its case transform).
+    func withFirstLine(through end: Int, styles: [ComputedStyle]) -> Paragraph {
+        let copy = Paragraph(blockStyle: blockStyle, startOffset: startOffset)
+        copy.text = text
+        copy.sources = sources
+        copy.atoms = atoms
+        copy.annotations = annotations
+        copy.marker = marker
+        copy.dropCap = dropCap
+        copy.strutFace = strutFace
+        for run in runs {
+            let styled = firstLineStyles[run.style] ?? run.style
+            if run.end <= end || run.start >= end {
+                copy.runs.append(StyleRun(start: run.start, end: run.end, style: run.start < end ? styled : run.style))
+            } else {
+                copy.runs.append(StyleRun(start: run.start, end: end, style: styled))
+                copy.runs.append(StyleRun(start: end, end: run.end, style: run.style))
+            }
+        }
+        for run in copy.runs where run.end <= end && styles[run.style].textTransform != .none {
+            let range = run.start..<run.end
+            let units = Array(copy.text[range])
+            let language = styles[run.style].language
+            let changed: [UInt16]
+            switch styles[run.style].textTransform {
+            case .uppercase: changed = UnicodeInfo.uppercased(units, language: language)
+            case .lowercase: changed = UnicodeInfo.lowercased(units, language: language)
+            default: changed = units
+            }
+            // Only a transform that keeps the length: the units' source offsets must still line up.
+            if changed.count == units.count { copy.text.replaceSubrange(range, with: changed) }
+        }
+        return copy
     }
 }
 
@@ -147,6 +189,11 @@ struct BoxTreeBuilder {
         if let firstLetter = elementStyle.firstLetter, case .paragraph(let paragraph)? = context.flow.first {
             applyFirstLetter(firstLetter, to: paragraph)
         }
+        if let firstLine = elementStyle.firstLine, case .paragraph(let paragraph)? = context.flow.first {
+            for style in Set(paragraph.runs.map(\.style)).sorted() {
+                paragraph.firstLineStyles[style] = intern(Self.firstLineStyle(styleTable[style], firstLine: firstLine, block: elementStyle.style))
+            }
+        }
         var block = BlockNode(style: elementStyle.style, node: element.id, children: context.flow, marker: nil)
         if elementStyle.style.display == .listItem, let marker = elementStyle.marker, elementStyle.style.listStyleType != .none {
             if elementStyle.style.listStylePosition == .inside, case .paragraph(let paragraph)? = block.children.first {
@@ -160,6 +207,24 @@ struct BoxTreeBuilder {
 
     /// `::first-letter`: leading punctuation and the first letter. Floated, it becomes a drop cap
     /// (laid out beside the first lines); otherwise it restyles those characters in place.
+    /// A run's style on the first line: what it inherits unchanged from the block takes the
+    /// `::first-line` value instead (so an `em` keeps its italics but takes the line's size).
+    static func firstLineStyle(_ run: ComputedStyle, firstLine: ComputedStyle, block: ComputedStyle) -> ComputedStyle {
+        var style = run
+        if run.fontSize == block.fontSize { style.fontSize = firstLine.fontSize }
+        if run.fontFamilies == block.fontFamilies { style.fontFamilies = firstLine.fontFamilies }
+        if run.fontWeight == block.fontWeight { style.fontWeight = firstLine.fontWeight }
+        if run.fontStyle == block.fontStyle { style.fontStyle = firstLine.fontStyle }
+        if run.fontVariantCaps == block.fontVariantCaps { style.fontVariantCaps = firstLine.fontVariantCaps }
+        if run.fontFeatures == block.fontFeatures { style.fontFeatures = firstLine.fontFeatures }
+        if run.color == block.color { style.color = firstLine.color }
+        if run.letterSpacing == block.letterSpacing { style.letterSpacing = firstLine.letterSpacing }
+        if run.wordSpacing == block.wordSpacing { style.wordSpacing = firstLine.wordSpacing }
+        if run.textTransform == block.textTransform { style.textTransform = firstLine.textTransform }
+        style.textDecoration = run.textDecoration.union(firstLine.textDecoration)
+        return style
+    }
+
     private mutating func applyFirstLetter(_ style: ComputedStyle, to paragraph: Paragraph) {
         let text = paragraph.text
         var start = 0

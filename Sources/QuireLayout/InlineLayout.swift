@@ -585,6 +585,27 @@ final class InlineLayout {
         _ paragraph: Paragraph, width available: Double, marker: GeneratedContent?,
         floats: ((Int) -> (left: Double, right: Double))? = nil
     ) -> [LineBox] {
+        let lines = layoutLines(paragraph, width: available, marker: marker, floats: floats)
+        guard !paragraph.firstLineStyles.isEmpty, let first = lines.first else { return lines }
+        // ::first-line: the units of the first line take its style and the paragraph is set again.
+        // Restyled, the first line may hold more or less text, so its end is found once more.
+        var end = paragraph.unitIndex(atSource: first.end)
+        var result = lines
+        for _ in 0..<2 {
+            let styled = paragraph.withFirstLine(through: end, styles: styles)
+            result = layoutLines(styled, width: available, marker: marker, floats: floats)
+            guard let line = result.first else { break }
+            let styledEnd = styled.unitIndex(atSource: line.end)
+            if styledEnd == end { break }
+            end = styledEnd
+        }
+        return result
+    }
+
+    private func layoutLines(
+        _ paragraph: Paragraph, width available: Double, marker: GeneratedContent?,
+        floats: ((Int) -> (left: Double, right: Double))?
+    ) -> [LineBox] {
         caches.containingWidth = available
         let blockStyle = paragraph.blockStyle
         let text = paragraph.text

@@ -249,3 +249,38 @@ extension LayoutTests {
         XCTAssertEqual(unwrapped.count, 1, "without it the word stays whole")
     }
 }
+
+extension LayoutTests {
+    /// ::first-line styles exactly the first line: bigger red small caps there, plain text after,
+    /// and an `em` keeps its italics on the first line.
+    func testFirstLine() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var book = TestBook()
+        book.chapter = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title>
+            <style>p::first-line { color: #ff0000; font-variant: small-caps; font-size: 1.1em; text-transform: lowercase }</style></head>
+            <body><p>Call me <em>Ishmael</em>. Some years ago, never mind how long precisely, having little or no money in my
+            purse, and nothing particular to interest me on shore, I thought I would sail about a little and see the
+            watery part of the world.</p></body></html>
+            """
+        let url = directory.appendingPathComponent("first-line.epub")
+        try book.write(to: url)
+        let (_, result) = try Self.layout(url.path)
+        let page = try XCTUnwrap(result.chapters.last?.pages.first)
+        XCTAssertGreaterThan(page.lines.count, 2)
+        let runs = page.items.compactMap { item -> GlyphRun? in if case .glyphs(let run) = item { return run } else { return nil } }
+        let firstLine = page.lines[0].rect
+        let red = Color(red: 255, green: 0, blue: 0)
+        for run in runs {
+            let onFirstLine = run.origin.y >= firstLine.y && run.origin.y <= firstLine.maxY
+            XCTAssertEqual(run.color == red, onFirstLine, "run at y \(run.origin.y)")
+        }
+        XCTAssertTrue(runs.contains { $0.color == red && $0.syntheticItalic || $0.color == red && $0.face.isItalic }, "the em keeps its italics")
+        let sizes = Set(runs.map(\.size))
+        XCTAssertEqual(sizes.count, 2, "the first line is 1.1 times the rest")
+        // The lines still partition the text.
+        for (line, next) in zip(page.lines, page.lines.dropFirst()) { XCTAssertLessThanOrEqual(line.end, next.start) }
+    }
+}
