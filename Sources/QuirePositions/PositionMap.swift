@@ -69,11 +69,14 @@ public enum PositionMap {
         return .object([("name", .optional(name))] + members + [("profileHash", .string(hash))])
     }
 
+    /// `positions` holds what each chapter's DOM gave (computed on the layout workers); a chapter
+    /// missing there is read from its `document`.
     public static func json(
         layout: BookLayout, result: BookLayout.Result, identity: BookIdentity, profileName: String?, withImages: Bool,
-        extraWarnings: [Warning] = []
+        extraWarnings: [Warning] = [], positions: [Int: ChapterPositions] = [:]
     ) -> JSON {
-        MapBuilder(layout: layout, result: result, identity: identity).json(profileName: profileName, withImages: withImages, extraWarnings: extraWarnings)
+        MapBuilder(layout: layout, result: result, identity: identity, positions: positions)
+            .json(profileName: profileName, withImages: withImages, extraWarnings: extraWarnings)
     }
 }
 
@@ -85,35 +88,39 @@ struct MapBuilder {
     let container: EPUBContainer
     let publication: Publication
     let spineStep: Int
-    /// Text model per laid-out chapter, by spine index.
-    let texts: [Int: DocumentText]
+    /// What each laid-out chapter's DOM gave, by spine index.
+    let anchors: [Int: ChapterPositions]
     let chapterBySpine: [Int: ChapterLayout]
     let firstPage: [Int: Int]
     let charsBefore: [Int: Int]
     let totalChars: Int
 
-    init(layout: BookLayout, result: BookLayout.Result, identity: PositionMap.BookIdentity) {
+    init(layout: BookLayout, result: BookLayout.Result, identity: PositionMap.BookIdentity, positions: [Int: ChapterPositions]) {
         self.layout = layout
         self.result = result
         self.identity = identity
         container = layout.container
         publication = layout.container.publication
         spineStep = PositionMap.spineStep(layout.container)
-        var texts: [Int: DocumentText] = [:]
+        var anchors = positions
+        var targets: ChapterPositions.Targets?
         var chapters: [Int: ChapterLayout] = [:]
         var first: [Int: Int] = [:]
         var before: [Int: Int] = [:]
         var page = 1
         var chars = 0
         for chapter in result.chapters {
-            if let document = chapter.document { texts[chapter.spineIndex] = DocumentText(document) }
+            if anchors[chapter.spineIndex] == nil, chapter.document != nil {
+                targets = targets ?? ChapterPositions.Targets(publication)
+                anchors[chapter.spineIndex] = ChapterPositions(chapter: chapter, publication: publication, spineStep: spineStep, targets: targets!)
+            }
             chapters[chapter.spineIndex] = chapter
             first[chapter.spineIndex] = page
             before[chapter.spineIndex] = chars
             page += chapter.pages.count
             chars += chapter.textLength
         }
-        self.texts = texts
+        self.anchors = anchors
         chapterBySpine = chapters
         firstPage = first
         charsBefore = before
@@ -133,21 +140,16 @@ struct MapBuilder {
         return first + low
     }
 
-    func view(_ position: Position) -> JSON {
+    /// A page boundary's views: offsets and progressions, with its CFI and XPointer.
+    func view(_ position: Position, _ views: ChapterPositions.Views?) -> JSON {
         let length = chapterBySpine[position.spineIndex]?.textLength ?? 0
-        var members: [(String, JSON)] = [
+        return .object([
             ("offset", .int(position.offset)),
             ("progression", .double(length == 0 ? 0 : Double(position.offset) / Double(length))),
             ("totalProgression", .double(totalChars == 0 ? 0 : Double((charsBefore[position.spineIndex] ?? 0) + position.offset) / Double(totalChars))),
-        ]
-        if let text = texts[position.spineIndex] {
-            members.append(("cfi", .string(CFI.make(spineStep: spineStep, spineIndex: position.spineIndex, itemrefID: publication.spine[position.spineIndex].id, text: text, offset: position.offset))))
-            members.append(("xpointer", .string(XPointer.make(spineIndex: position.spineIndex, text: text, offset: position.offset))))
-        } else {
-            members.append(("cfi", .null))
-            members.append(("xpointer", .null))
-        }
-        return .object(members)
+            ("cfi", views.map { .string($0.cfi) } ?? .null),
+            ("xpointer", views.map { .string($0.xpointer) } ?? .null),
+        ])
     }
 
     /// A navigation target (path + fragment) as a position; nil when it cannot be resolved.
@@ -157,19 +159,15 @@ struct MapBuilder {
         if let fragment = target.fragment, fragment.hasPrefix("epubcfi("), fragment.contains("!") {
             guard let path = try? CFI.parse(fragment),
                 let spineIndex = try? CFI.spineIndex(of: path, spineStep: spineStep, itemrefIDs: publication.spine.map(\.id)),
-                let text = texts[spineIndex], let offset = try? CFI.offset(of: path, in: text)
+                let offset = anchors[spineIndex]?.cfiTargets[fragment]
             else { return nil }
             return Position(spineIndex: spineIndex, offset: offset)
         }
         guard let spineIndex = publication.spineIndex(path: target.path) else { return nil }
         guard let fragment = target.fragment, !fragment.isEmpty else { return Position(spineIndex: spineIndex, offset: 0) }
-        guard let text = texts[spineIndex] else { return nil }
-        if fragment.hasPrefix("epubcfi(") {
-            guard let path = try? CFI.parse(fragment), let offset = try? CFI.offset(of: path, in: text) else { return nil }
-            return Position(spineIndex: spineIndex, offset: offset)
-        }
-        guard let node = text.document.ids[fragment] else { return nil }
-        return Position(spineIndex: spineIndex, offset: text.document.textOffset(atElement: node))
+        guard let anchors = anchors[spineIndex] else { return nil }
+        let offset = fragment.hasPrefix("epubcfi(") ? anchors.cfiTargets[fragment] : anchors.ids[fragment]
+        return offset.map { Position(spineIndex: spineIndex, offset: $0) }
     }
 
     func navigation(_ points: [NavPoint], level: Int, kind: String, warnings: inout [Warning]) -> [JSON] {
@@ -203,15 +201,8 @@ struct MapBuilder {
             if let position = position(of: point.target) { add(point.title, position) }
         }
         if publication.navigation.pageList.isEmpty {
-            for (spineIndex, text) in texts.sorted(by: { $0.key < $1.key }) {
-                guard let body = text.document.body else { continue }
-                for element in body.descendants() {
-                    let types = (element.attribute("type", namespace: Namespace.ops) ?? "").whitespaceTokens()
-                    guard types.contains("pagebreak") || element.attribute("role") == "doc-pagebreak" else { continue }
-                    let label = element.attribute("title") ?? element.attribute("aria-label") ?? element.textContent.collapsingWhitespace()
-                    guard !label.isEmpty else { continue }
-                    add(label, Position(spineIndex: spineIndex, offset: text.document.textOffset(atElement: element.id)))
-                }
+            for (spineIndex, anchors) in anchors.sorted(by: { $0.key < $1.key }) {
+                for marker in anchors.pagebreaks { add(marker.label, Position(spineIndex: spineIndex, offset: marker.offset)) }
             }
         }
         return labels
@@ -268,19 +259,18 @@ struct MapBuilder {
                         .array(chapter.settle.unresolved.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })
                     ),
                 ]))
-            let text = texts[chapter.spineIndex]
-            for page in chapter.pages {
+            let anchors = anchors[chapter.spineIndex]
+            for (index, page) in chapter.pages.enumerated() {
                 let start = Position(spineIndex: chapter.spineIndex, offset: page.start)
                 let end = Position(spineIndex: chapter.spineIndex, offset: page.end)
                 var members: [(String, JSON)] = [
                     ("page", .int(pageNumber)),
                     ("image", withImages ? .string(PositionMap.imageName(forPage: pageNumber, digits: digits)) : .null),
                     ("spineIndex", .int(chapter.spineIndex)), ("href", .string(chapter.href)), ("path", .optional(item?.path)),
-                    ("start", view(start)), ("end", view(end)),
+                    ("start", view(start, anchors?.starts[index])), ("end", view(end, anchors?.ends[index])),
                     ("label", labels[pageNumber].map { .string($0.joined(separator: ", ")) } ?? .null),
                 ]
-                if let text {
-                    let excerpt = text.excerpt(at: page.start)
+                if let excerpt = anchors?.excerpts[index] {
                     members.append(("text", .object([("before", .string(excerpt.before)), ("highlight", .string(excerpt.highlight)), ("after", .string(excerpt.after))])))
                 }
                 if let spread = spineItem.pageSpread { members.append(("spread", .string(spread))) }

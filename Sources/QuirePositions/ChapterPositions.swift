@@ -1,0 +1,98 @@
+import QuireContainer
+import QuireDocument
+import QuireLayout
+import QuireXML
+
+/// What the position map needs from one chapter's DOM: each page boundary as a CFI and an
+/// XPointer, a text excerpt at each page start, element ids and print page markers as offsets,
+/// and the CFI targets of the book's navigation. It is computed on the chapter's layout worker,
+/// so the DOM can go as soon as the chapter is laid out.
+public struct ChapterPositions: Sendable {
+    public struct Views: Sendable {
+        public var cfi: String
+        public var xpointer: String
+    }
+
+    public struct Excerpt: Sendable {
+        public var before: String
+        public var highlight: String
+        public var after: String
+    }
+
+    public var starts: [Views] = []
+    public var ends: [Views] = []
+    public var excerpts: [Excerpt] = []
+    /// Element id → text offset, for the ids the navigation points to.
+    public var ids: [String: Int] = [:]
+    /// `epub:type="pagebreak"` (or `role="doc-pagebreak"`) markers: label and text offset.
+    public var pagebreaks: [(label: String, offset: Int)] = []
+    /// Navigation targets given as CFIs that point into this chapter: fragment → text offset.
+    public var cfiTargets: [String: Int] = [:]
+
+    /// The navigation's targets (TOC, page-list, landmarks), gathered once per book.
+    public struct Targets: Sendable {
+        /// Fragments (element ids and CFIs) by the path they point into.
+        var fragments: [String: Set<String>] = [:]
+        /// Full CFIs, which name their spine item themselves.
+        var fullCFIs: Set<String> = []
+        /// Pagebreak markers are read only when the book has no page-list.
+        var readsPagebreaks: Bool
+
+        public init(_ publication: Publication) {
+            let navigation = publication.navigation
+            func flatten(_ points: [NavPoint]) -> [NavPoint] { points.flatMap { [$0] + flatten($0.children) } }
+            for point in flatten(navigation.toc) + flatten(navigation.pageList) + flatten(navigation.landmarks) {
+                guard let target = point.target, let fragment = target.fragment, !fragment.isEmpty else { continue }
+                if fragment.hasPrefix("epubcfi("), fragment.contains("!") {
+                    fullCFIs.insert(fragment)
+                } else {
+                    fragments[target.path, default: []].insert(fragment)
+                }
+            }
+            readsPagebreaks = navigation.pageList.isEmpty
+        }
+    }
+
+    /// Nil for a chapter without a DOM (a picture as a spine item).
+    public init?(chapter: ChapterLayout, publication: Publication, spineStep: Int, targets: Targets) {
+        guard let document = chapter.document else { return nil }
+        let text = DocumentText(document)
+        let spineIndex = chapter.spineIndex
+        let itemref = publication.spine[spineIndex].id
+        func views(_ offset: Int) -> Views {
+            Views(
+                cfi: CFI.make(spineStep: spineStep, spineIndex: spineIndex, itemrefID: itemref, text: text, offset: offset),
+                xpointer: XPointer.make(spineIndex: spineIndex, text: text, offset: offset))
+        }
+        for page in chapter.pages {
+            starts.append(views(page.start))
+            ends.append(views(page.end))
+            let excerpt = text.excerpt(at: page.start)
+            excerpts.append(Excerpt(before: excerpt.before, highlight: excerpt.highlight, after: excerpt.after))
+        }
+        let path = publication.item(for: publication.spine[spineIndex])?.path ?? ""
+        for fragment in targets.fragments[path] ?? [] {
+            if fragment.hasPrefix("epubcfi(") {
+                if let cfi = try? CFI.parse(fragment), let offset = try? CFI.offset(of: cfi, in: text) { cfiTargets[fragment] = offset }
+            } else if let node = document.ids[fragment] {
+                ids[fragment] = document.textOffset(atElement: node)
+            }
+        }
+        for fragment in targets.fullCFIs {
+            guard let cfi = try? CFI.parse(fragment),
+                (try? CFI.spineIndex(of: cfi, spineStep: spineStep, itemrefIDs: publication.spine.map(\.id))) == spineIndex,
+                let offset = try? CFI.offset(of: cfi, in: text)
+            else { continue }
+            cfiTargets[fragment] = offset
+        }
+        if targets.readsPagebreaks, let body = document.body {
+            for element in body.descendants() {
+                let types = (element.attribute("type", namespace: Namespace.ops) ?? "").whitespaceTokens()
+                guard types.contains("pagebreak") || element.attribute("role") == "doc-pagebreak" else { continue }
+                let label = element.attribute("title") ?? element.attribute("aria-label") ?? element.textContent.collapsingWhitespace()
+                guard !label.isEmpty else { continue }
+                pagebreaks.append((label, document.textOffset(atElement: element.id)))
+            }
+        }
+    }
+}
