@@ -126,10 +126,22 @@ struct BlockLayout {
             right: style.borderStyle.right == .none ? 0 : px(style.borderWidth.right),
             bottom: style.borderStyle.bottom == .none ? 0 : px(style.borderWidth.bottom),
             left: style.borderStyle.left == .none ? 0 : px(style.borderWidth.left))
-        let padding = Edges(
+        var padding = Edges(
             top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
             bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
         var contentWidth = containingWidth - marginLeft - marginRight - border.left - border.right - padding.left - padding.right
+        // Indentation that would leave lines shorter than 8 em (lists nested five deep on a phone)
+        // gives way proportionally, so text never runs a character or two to the line.
+        let minimumMeasure = min(containingWidth - border.left - border.right, px(style.fontSize * 8))
+        let insets = max(marginLeft, 0) + max(marginRight, 0) + padding.left + padding.right
+        if contentWidth < minimumMeasure, insets > 0 {
+            let keep = max(0, min(1, (insets - (minimumMeasure - contentWidth)) / insets))
+            if marginLeft > 0 { marginLeft *= keep }
+            if marginRight > 0 { marginRight *= keep }
+            padding.left *= keep
+            padding.right *= keep
+            contentWidth = containingWidth - marginLeft - marginRight - border.left - border.right - padding.left - padding.right
+        }
         if let specified = style.width.resolve(against: basis).map(px) {
             var target = specified
             if let maxWidth = style.maxWidth { target = min(target, px(maxWidth.resolve(against: basis))) }

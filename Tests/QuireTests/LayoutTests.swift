@@ -284,3 +284,28 @@ extension LayoutTests {
         for (line, next) in zip(page.lines, page.lines.dropFirst()) { XCTAssertLessThanOrEqual(line.end, next.start) }
     }
 }
+
+extension LayoutTests {
+    /// Lists nested eight deep on a phone: indentation gives way so every line keeps 8 em.
+    func testNestedIndentationKeepsAMinimumMeasure() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var book = TestBook()
+        let open = String(repeating: "<ul><li>", count: 8)
+        let close = String(repeating: "</li></ul>", count: 8)
+        book.chapter = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title><style>li { margin-left: 2em }</style></head>
+            <body>\(open)Deep in the list, this item is long enough to wrap over several lines of a narrow phone page.\(close)</body></html>
+            """
+        let url = directory.appendingPathComponent("nested.epub")
+        try book.write(to: url)
+        let (layout, result) = try Self.layout(url.path, profile: "phone")
+        let page = try XCTUnwrap(result.chapters.last?.pages.first)
+        let settings = layout.settings
+        let em = settings.fontSizePt * 96 / 72 * settings.profile.pixelsPerCSSPixel
+        let contentRight = Double(page.width) - settings.marginPixels
+        XCTAssertGreaterThan(page.lines.count, 1)
+        for line in page.lines { XCTAssertGreaterThanOrEqual(contentRight - line.rect.x, 8 * em - 1, "line at x \(line.rect.x)") }
+    }
+}
