@@ -20,6 +20,18 @@ final class LayoutTests: XCTestCase {
         return (layout, layout.layout(jobs: jobs))
     }
 
+    /// Lays out a one-chapter book whose chapter is `xhtml` (a whole document).
+    static func layoutChapter(_ xhtml: String, profile: String = "kobo-clara", name: String = #function) throws -> (BookLayout, ChapterLayout) {
+        let directory = try TestSupport.temporaryDirectory(name)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var book = TestBook()
+        book.chapter = xhtml
+        let url = directory.appendingPathComponent("book.epub")
+        try book.write(to: url)
+        let (layout, result) = try Self.layout(url.path, profile: profile)
+        return (layout, try XCTUnwrap(result.chapters.last))
+    }
+
     /// Pages partition each chapter's text: the first starts at 0, each ends where the next begins,
     /// the last ends at the chapter's length, and every line lies inside its page.
     func testPagesPartitionTheText() throws {
@@ -153,19 +165,14 @@ extension LayoutTests {
     /// The root's background (or else body's) covers the whole page, as browsers paint it on the
     /// canvas; the root element's box (margins, max-width) holds body's.
     func testRootBackgroundCoversThePage() throws {
-        let directory = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var book = TestBook()
-        book.chapter = """
+        let (layout, chapter) = try Self.layoutChapter(
+            """
             <?xml version="1.0" encoding="utf-8"?>
             <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title>
             <style>html { max-width: 10em; margin: 0 auto } body { background-color: #fff4e7; margin: 0 }</style></head>
             <body><p>Hello, a paragraph long enough to wrap inside ten ems of width.</p></body></html>
-            """
-        let url = directory.appendingPathComponent("canvas.epub")
-        try book.write(to: url)
-        let (layout, result) = try Self.layout(url.path)
-        let page = try XCTUnwrap(result.chapters.last?.pages.first)
+            """)
+        let page = try XCTUnwrap(chapter.pages.first)
         guard case .fill(let rect, let color)? = page.items.first else { return XCTFail("the page starts with a fill") }
         XCTAssertEqual(rect, Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)))
         XCTAssertEqual(color, Color(red: 0xff, green: 0xf4, blue: 0xe7))
@@ -180,18 +187,12 @@ extension LayoutTests {
 extension LayoutTests {
     /// Ruby: the annotation is set at half size, centred above its base, and raises its line.
     func testRubyAnnotationSitsAboveItsBase() throws {
-        let directory = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var book = TestBook()
-        book.chapter = """
+        let (_, chapter) = try Self.layoutChapter(
+            """
             <?xml version="1.0" encoding="utf-8"?>
             <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="ja"><head><title>One</title></head>
             <body><p>夕方に<ruby>灯台守<rp>(</rp><rt>とうだいもり</rt><rp>)</rp></ruby>は火をともす。</p><p>海は静かだ。</p></body></html>
-            """
-        let url = directory.appendingPathComponent("ruby.epub")
-        try book.write(to: url)
-        let (_, result) = try Self.layout(url.path)
-        let chapter = try XCTUnwrap(result.chapters.last)
+            """)
         XCTAssertEqual(chapter.missingGlyphs, 0)
         let page = try XCTUnwrap(chapter.pages.first)
         let runs = page.items.compactMap { item -> GlyphRun? in if case .glyphs(let run) = item { return run } else { return nil } }
@@ -216,10 +217,8 @@ extension LayoutTests {
     /// text-emphasis: one mark per character at half size over the text (none over punctuation),
     /// in the emphasis colour; line-break and word-break reach ICU; overflow-wrap breaks a long word.
     func testEmphasisMarksAndBreakingProperties() throws {
-        let directory = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var book = TestBook()
-        book.chapter = """
+        let (_, chapter) = try Self.layoutChapter(
+            """
             <?xml version="1.0" encoding="utf-8"?>
             <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="ja"><head><title>One</title>
             <style>
@@ -229,11 +228,8 @@ extension LayoutTests {
             <body><p>これは<em>大切、</em>です。</p>
             <p class="wrap" xml:lang="en">Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</p>
             <p xml:lang="en">Aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa</p></body></html>
-            """
-        let url = directory.appendingPathComponent("emphasis.epub")
-        try book.write(to: url)
-        let (_, result) = try Self.layout(url.path)
-        let page = try XCTUnwrap(result.chapters.last?.pages.first)
+            """)
+        let page = try XCTUnwrap(chapter.pages.first)
         let runs = page.items.compactMap { item -> GlyphRun? in if case .glyphs(let run) = item { return run } else { return nil } }
         let red = Color(red: 255, green: 0, blue: 0)
         let marks = try XCTUnwrap(runs.first { $0.color == red })
@@ -254,21 +250,16 @@ extension LayoutTests {
     /// ::first-line styles exactly the first line: bigger red small caps there, plain text after,
     /// and an `em` keeps its italics on the first line.
     func testFirstLine() throws {
-        let directory = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var book = TestBook()
-        book.chapter = """
+        let (_, chapter) = try Self.layoutChapter(
+            """
             <?xml version="1.0" encoding="utf-8"?>
             <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title>
             <style>p::first-line { color: #ff0000; font-variant: small-caps; font-size: 1.1em; text-transform: lowercase }</style></head>
             <body><p>Call me <em>Ishmael</em>. Some years ago, never mind how long precisely, having little or no money in my
             purse, and nothing particular to interest me on shore, I thought I would sail about a little and see the
             watery part of the world.</p></body></html>
-            """
-        let url = directory.appendingPathComponent("first-line.epub")
-        try book.write(to: url)
-        let (_, result) = try Self.layout(url.path)
-        let page = try XCTUnwrap(result.chapters.last?.pages.first)
+            """)
+        let page = try XCTUnwrap(chapter.pages.first)
         XCTAssertGreaterThan(page.lines.count, 2)
         let runs = page.items.compactMap { item -> GlyphRun? in if case .glyphs(let run) = item { return run } else { return nil } }
         let firstLine = page.lines[0].rect
@@ -288,20 +279,15 @@ extension LayoutTests {
 extension LayoutTests {
     /// Lists nested eight deep on a phone: indentation gives way so every line keeps 8 em.
     func testNestedIndentationKeepsAMinimumMeasure() throws {
-        let directory = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var book = TestBook()
         let open = String(repeating: "<ul><li>", count: 8)
         let close = String(repeating: "</li></ul>", count: 8)
-        book.chapter = """
+        let (layout, chapter) = try Self.layoutChapter(
+            """
             <?xml version="1.0" encoding="utf-8"?>
             <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title><style>li { margin-left: 2em }</style></head>
             <body>\(open)Deep in the list, this item is long enough to wrap over several lines of a narrow phone page.\(close)</body></html>
-            """
-        let url = directory.appendingPathComponent("nested.epub")
-        try book.write(to: url)
-        let (layout, result) = try Self.layout(url.path, profile: "phone")
-        let page = try XCTUnwrap(result.chapters.last?.pages.first)
+            """, profile: "phone")
+        let page = try XCTUnwrap(chapter.pages.first)
         let settings = layout.settings
         let em = settings.fontSizePt * 96 / 72 * settings.profile.pixelsPerCSSPixel
         let contentRight = Double(page.width) - settings.marginPixels
