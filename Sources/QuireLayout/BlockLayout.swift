@@ -311,7 +311,8 @@ struct BlockLayout {
 
     /// Automatic table layout (as browsers do it, simplified): each column gets its min-content width,
     /// and the room left is shared in proportion to how much more each column would like.
-    func columnWidths(_ table: TableNode, columns: Int, available: Double) -> [Double] {
+    /// Each column's narrowest (longest word) and widest (no wrapping) content width, edges included.
+    func columnExtents(_ table: TableNode, columns: Int, available: Double) -> (minimum: [Double], maximum: [Double]) {
         var minimum = [Double](repeating: 0, count: columns)
         var maximum = [Double](repeating: 0, count: columns)
         for row in table.rows {
@@ -325,20 +326,26 @@ struct BlockLayout {
                 maximum[column] = max(maximum[column], widths.max + horizontal)
             }
         }
+        return (minimum, maximum)
+    }
+
+    /// Column widths, and whether the page is too narrow for the columns' longest words.
+    func columnWidths(_ table: TableNode, columns: Int, available: Double) -> (widths: [Double], squeezed: Bool) {
+        let (minimum, maximum) = columnExtents(table, columns: columns, available: available)
         let totalMin = minimum.reduce(0, +)
         let totalMax = maximum.reduce(0, +)
         if totalMax <= available {
             // Everything fits on one line per cell: a table asking for its full width shares the rest.
             if case .length = table.style.width, totalMax > 0 {
-                return maximum.map { $0 * available / totalMax }
+                return (maximum.map { $0 * available / totalMax }, false)
             }
-            return maximum.map { max($0, 1) }
+            return (maximum.map { max($0, 1) }, false)
         }
         if totalMin >= available || totalMax <= totalMin {
-            return minimum.map { $0 * available / max(totalMin, 1) }
+            return (minimum.map { $0 * available / max(totalMin, 1) }, totalMin > available + 0.5)
         }
         let share = (available - totalMin) / (totalMax - totalMin)
-        return zip(minimum, maximum).map { $0 + ($1 - $0) * share }
+        return (zip(minimum, maximum).map { $0 + ($1 - $0) * share }, false)
     }
 
     func contentWidths(_ nodes: [FlowNode]) -> (min: Double, max: Double) {
@@ -369,7 +376,12 @@ struct BlockLayout {
         flow.collapseMargin(px(style.margin.top.resolve(against: width / scale) ?? 0))
         layoutChildren(table.caption, left: left, width: width, flow: flow, listMarker: nil)
         let columns = max(1, table.rows.map(\.count).max() ?? 1)
-        let widths = columnWidths(table, columns: columns, available: width)
+        let (widths, squeezed) = columnWidths(table, columns: columns, available: width)
+        // Columns narrower than their longest words: those words break, rather than spill into
+        // the next cell or off the page.
+        let breaking = inline.breaksOverlongWords
+        inline.breaksOverlongWords = breaking || squeezed
+        defer { inline.breaksOverlongWords = breaking }
         let offsets = widths.indices.map { widths[..<$0].reduce(0, +) }
         for row in table.rows {
             var cellFlows: [Flow] = []

@@ -30,6 +30,9 @@ struct LineBox {
 /// Inline formatting: a paragraph's text is split into segments (per style, bidi level, font and
 /// break opportunity), shaped, turned into boxes/glue/penalties, broken into lines, and positioned.
 final class InlineLayout {
+    /// Words wider than the line break anywhere, whatever `overflow-wrap` says: set while the
+    /// cells of a table too wide for the page are laid out, so text stays inside its cell.
+    var breaksOverlongWords = false
     let services: TextServices
     let shaper: Shaper
     let caches: InlineCaches
@@ -652,7 +655,7 @@ final class InlineLayout {
         var overflowing = false
         for segment in segments where segment.kind == .text && segment.width > narrowest {
             let style = styles[segment.style]
-            guard style.overflowWrap != .normal || style.wordBreak == .breakWord else { continue }
+            guard style.overflowWrap != .normal || style.wordBreak == .breakWord || breaksOverlongWords else { continue }
             for index in (segment.start + 1)..<segment.end {
                 let unit = text[index]
                 if unit >= 0xDC00 && unit < 0xE000 { continue }  // inside a surrogate pair

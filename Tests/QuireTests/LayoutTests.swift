@@ -295,3 +295,28 @@ extension LayoutTests {
         for line in page.lines { XCTAssertGreaterThanOrEqual(contentRight - line.rect.x, 8 * em - 1, "line at x \(line.rect.x)") }
     }
 }
+
+extension LayoutTests {
+    /// A table whose columns cannot fit their longest words on the page: the words break inside
+    /// their cells, so no text runs into the next column or off the page.
+    func testTooWideTableKeepsTextInItsCells() throws {
+        let words = ["Definitions", "Schema.org", "Correspondence", "Interoperability", "Bibliographic", "Characteristics", "Representation", "Classification"]
+        let row = words.map { "<td>\($0)</td>" }.joined()
+        let (layout, chapter) = try Self.layoutChapter(
+            """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title></head>
+            <body><table><tr>\(row)</tr><tr>\(row)</tr></table></body></html>
+            """, profile: "phone")
+        let page = try XCTUnwrap(chapter.pages.first)
+        let contentRight = Double(page.width) - layout.settings.marginPixels
+        let runs = page.items.compactMap { item -> GlyphRun? in if case .glyphs(let run) = item { return run } else { return nil } }
+        XCTAssertGreaterThan(runs.count, words.count)
+        // Glyph starts in visual order along each row never step back: no cell overlaps the next.
+        for run in runs { XCTAssertLessThanOrEqual(run.origin.x + Double(run.xs.last ?? 0), contentRight, "a glyph starts past the page's content edge") }
+        let firstRow = runs.filter { abs($0.origin.y - runs[0].origin.y) < 0.5 }.sorted { $0.origin.x < $1.origin.x }
+        for (left, right) in zip(firstRow, firstRow.dropFirst()) {
+            XCTAssertLessThan(left.origin.x + Double(left.xs.last ?? 0), right.origin.x, "cells overlap")
+        }
+    }
+}
