@@ -224,17 +224,37 @@ struct BlockLayout {
     }
 
     func layoutParagraph(_ paragraph: Paragraph, left: Double, width: Double, flow: Flow, marker: GeneratedContent?) {
-        var insets: ((Int) -> (left: Double, right: Double))?
         let startY = flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative
+        var lines: [LineBox]
         if flow.floats.contains(where: { $0.bottom > startY }) {
-            // Lines are broken before their heights are known: estimate each line's place from the strut.
+            // Lines are broken before their heights are known: the first pass places them from the
+            // strut, and each later pass from the heights the pass before found, until the floats
+            // beside every line are the ones it was set against (three passes at most).
             let strut = paragraph.blockStyle.lineHeightPx() * scale
-            insets = { line in
-                let top = startY + Double(line) * strut
-                return flow.floatInsets(top: top, bottom: top + strut, left: left, right: left + width)
+            var tops: [Double] = []
+            func insets(_ tops: [Double]) -> (Int) -> (left: Double, right: Double) {
+                { line in
+                    let top = line < tops.count ? tops[line] : (tops.last.map { $0 + strut * Double(line - tops.count + 1) } ?? startY + Double(line) * strut)
+                    let height = line < tops.count - 1 ? tops[line + 1] - tops[line] : strut
+                    return flow.floatInsets(top: top, bottom: top + height, left: left, right: left + width)
+                }
             }
+            lines = inline.layout(paragraph, width: width, marker: marker, floats: insets(tops))
+            for _ in 0..<2 {
+                var y = startY
+                let placed = lines.map { line -> Double in
+                    defer { y += line.height }
+                    return y
+                }
+                let guessed = insets(tops)
+                let actual = insets(placed + [y])
+                guard lines.indices.contains(where: { guessed($0) != actual($0) }) else { break }
+                tops = placed + [y]
+                lines = inline.layout(paragraph, width: width, marker: marker, floats: insets(tops))
+            }
+        } else {
+            lines = inline.layout(paragraph, width: width, marker: marker, floats: nil)
         }
-        let lines = inline.layout(paragraph, width: width, marker: marker, floats: insets)
         let style = paragraph.blockStyle
         let count = lines.count
         let paragraphID = flow.paragraphCount

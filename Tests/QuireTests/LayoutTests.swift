@@ -320,3 +320,38 @@ extension LayoutTests {
         }
     }
 }
+
+extension LayoutTests {
+    /// Text flows around a float line by line, even where lines are taller than the strut: a line
+    /// beside the float starts after it, and the first line below it takes the full measure.
+    func testLinesBesideAFloatAreExact() throws {
+        let (_, chapter) = try Self.layoutChapter(
+            """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title>
+            <style>svg { float: left } big { font-size: 2.2em }</style></head>
+            <body><p><svg xmlns="http://www.w3.org/2000/svg" width="96" height="112" viewBox="0 0 96 112"><rect width="96" height="112" fill="#ccc"/></svg>Words <big>tall</big> and short, <big>tall</big> again and then short words for a while, <big>tall</big>
+            once more, and a long run of ordinary words that keeps going past the bottom of the float so that the lines
+            below it should come back to the full measure of the page, <big>tall</big> words and all, for a good few lines more.</p></body></html>
+            """)
+        let page = try XCTUnwrap(chapter.pages.first)
+        let float = try XCTUnwrap(page.items.compactMap { item -> Rect? in if case .image(let box, _) = item { return box.rect } else { return nil } }.first)
+        let lines = page.lines
+        XCTAssertGreaterThan(lines.count, 6)
+        let left = lines.map(\.rect.x).min()!
+        var beside = 0
+        var below = 0
+        for line in lines {
+            let overlaps = line.rect.y < float.maxY - 0.5 && line.rect.maxY > float.y + 0.5
+            if overlaps {
+                XCTAssertGreaterThanOrEqual(line.rect.x, float.maxX - 0.5, "a line beside the float at y \(line.rect.y)")
+                beside += 1
+            } else {
+                XCTAssertEqual(line.rect.x, left, accuracy: 0.5, "a line clear of the float at y \(line.rect.y)")
+                below += 1
+            }
+        }
+        XCTAssertGreaterThan(beside, 1)
+        XCTAssertGreaterThan(below, 1)
+    }
+}
