@@ -90,8 +90,14 @@ struct BlockLayout {
 
     func layoutChildren(_ children: [FlowNode], left: Double, width: Double, flow: Flow, listMarker: GeneratedContent?) {
         var marker = listMarker
-        for child in children {
+        for (index, child) in children.enumerated() {
             switch child {
+            case .block(let block) where block.style.float != .none:
+                // Its text comes after the start of the paragraph it floats beside: the slice starts
+                // there, so page boundaries never skip that paragraph's first words.
+                let own = Self.firstOffset(child)
+                let next = children[(index + 1)...].lazy.compactMap(Self.firstOffset).first
+                layoutFloat(block, left: left, width: width, flow: flow, start: [own, next].compactMap { $0 }.min() ?? 0)
             case .block(let block):
                 layoutBlock(block, left: left, width: width, flow: flow, inheritedMarker: marker)
             case .paragraph(let paragraph):
@@ -302,6 +308,54 @@ struct BlockLayout {
 
     /// A floated image: placed at the side at the current height; the content that follows flows
     /// beside it (its slice overlaps theirs, so a page break keeps it with them or moves it on).
+    /// The first text offset a flow node holds.
+    static func firstOffset(_ node: FlowNode) -> Int? {
+        switch node {
+        case .paragraph(let paragraph): return paragraph.sources.first.map(Int.init) ?? paragraph.startOffset
+        case .block(let block): return block.children.lazy.compactMap(firstOffset).first
+        case .replaced(let box): return box.offset
+        case .table(let table): return table.rows.lazy.flatMap { $0 }.compactMap { firstOffset(.block($0)) }.first
+        }
+    }
+
+    /// A floated block: as wide as its content needs (or its `width`), laid out on its own, then
+    /// placed at the left or right edge with the text of the blocks after it flowing beside it.
+    func layoutFloat(_ block: BlockNode, left: Double, width: Double, flow: Flow, start: Int) {
+        let style = block.style
+        let basis = width / scale
+        let edges = px((style.margin.left.resolve(against: basis) ?? 0) + (style.margin.right.resolve(against: basis) ?? 0))
+            + px(style.padding.left.resolve(against: basis) + style.padding.right.resolve(against: basis))
+            + px(style.borderWidth.left + style.borderWidth.right)
+        let content = style.width.resolve(against: basis).map(px) ?? contentWidths(block.children).max
+        let outer = max(1, min(width, content + edges))
+        flow.clear(style.clear)
+        flow.flushMargin()
+        let top = flow.y
+        var unfloated = block
+        unfloated.style.float = .none
+        let inner = Flow()
+        layoutBlock(unfloated, left: 0, width: outer, flow: inner, inheritedMarker: nil)
+        inner.flushMargin()
+        let height = max(inner.y, inner.slices.last?.bottom ?? 0)
+        guard height > 0 else { return }
+        let x = style.float == .left ? left : left + width - outer
+        let slice = flow.addSlice(height: height, start: start)
+        flow.slices[slice].breakAfter = .avoid
+        // Backgrounds and borders first: the text is painted over them.
+        for span in inner.spanning { flow.add(translate(span.item, dx: x, dy: top), slice: slice) }
+        for (_, item) in inner.items { flow.add(translate(item, dx: x, dy: top), slice: slice) }
+        for (_, record) in inner.lines {
+            var moved = record
+            moved.paragraph += flow.paragraphCount
+            moved.rect.x += x
+            moved.rect.y += top
+            flow.lines.append((slice, moved))
+        }
+        flow.paragraphCount += inner.paragraphCount
+        flow.floats.append((style.float, x, x + outer, top, top + height))
+        flow.y = top
+    }
+
     func layoutFloat(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
         let used = usedImageSize(box, containingWidth: width / scale)
         var w = used.width * scale
@@ -419,8 +473,9 @@ struct BlockLayout {
             let top = flow.slices[slice].top
             for (column, cellFlow) in cellFlows.enumerated() {
                 let dx = left + offsets[min(column, offsets.count - 1)]
-                for (_, item) in cellFlow.items { flow.add(translate(item, dx: dx, dy: top), slice: slice) }
+                // Backgrounds and borders first: the text is painted over them.
                 for span in cellFlow.spanning { flow.add(translate(span.item, dx: dx, dy: top), slice: slice) }
+                for (_, item) in cellFlow.items { flow.add(translate(item, dx: dx, dy: top), slice: slice) }
                 for (_, record) in cellFlow.lines {
                     var moved = record
                     moved.paragraph += flow.paragraphCount

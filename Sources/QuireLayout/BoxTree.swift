@@ -338,6 +338,13 @@ struct BoxTreeBuilder {
                 }
                 continue
             }
+            if style.float != .none {
+                // A floated element (a line number, a note's label): its own block, placed beside the
+                // paragraph it sits in, like a floated picture.
+                context.pendingFloats.append(.block(buildBlock(childElement, elementStyle)))
+                if context.paragraph == nil { context.flushParagraph(endOffset: nil) }
+                continue
+            }
             switch style.display {
             case .table, .inlineTable:
                 context.flushParagraph(endOffset: nil)

@@ -355,3 +355,38 @@ extension LayoutTests {
         XCTAssertGreaterThan(below, 1)
     }
 }
+
+extension LayoutTests {
+    /// A floated span (a poem's line number) sits at the right edge beside its line, not on a line
+    /// of its own; and backgrounds of floats and table cells are painted under their text.
+    func testFloatedSpanAndBackgroundsUnderText() throws {
+        let (layout, chapter) = try Self.layoutChapter(
+            """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title>
+            <style>span.lnum { float: right; background-color: #eeeeee } td { background-color: #ffeecc }</style></head>
+            <body><div>And went on in sunlight,<span class="lnum">10</span></div><div>And drank coffee.</div>
+            <table><tr><td>cell</td></tr></table></body></html>
+            """)
+        let page = try XCTUnwrap(chapter.pages.first)
+        let runs = page.items.enumerated().compactMap { index, item -> (Int, GlyphRun)? in
+            if case .glyphs(let run) = item { return (index, run) } else { return nil }
+        }
+        let number = try XCTUnwrap(runs.first { $0.1.glyphs.count == 2 })
+        let firstLine = try XCTUnwrap(runs.first { $0.1.glyphs.count > 2 })
+        XCTAssertEqual(number.1.origin.y, firstLine.1.origin.y, accuracy: 1, "the number sits on its verse's line")
+        let contentRight = Double(page.width) - layout.settings.marginPixels
+        XCTAssertGreaterThan(number.1.origin.x, contentRight - 3 * number.1.size, "at the right edge")
+        XCTAssertEqual(page.lines.filter { $0.end - $0.start == 2 }.count, 1, "the number is one line of its own box")
+        XCTAssertEqual(page.lines.count, 4, "two verse lines, the number, the cell")
+        // Each background comes before the text over it.
+        let fills = page.items.enumerated().compactMap { index, item -> (Int, Rect)? in
+            if case .fill(let rect, _) = item { return (index, rect) } else { return nil }
+        }
+        for (index, run) in runs {
+            for (fillIndex, rect) in fills where rect.x <= run.origin.x && run.origin.x < rect.maxX && rect.y <= run.origin.y && run.origin.y <= rect.maxY {
+                XCTAssertLessThan(fillIndex, index, "a background is painted over text")
+            }
+        }
+    }
+}
