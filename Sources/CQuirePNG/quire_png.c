@@ -24,23 +24,34 @@ static void on_warning(png_structp png, png_const_charp message) {
     (void)message;
 }
 
-int quire_png_write(const char *path, const uint8_t *pixels, int width, int height, int stride,
-                    int channels, int level, char *error, size_t error_capacity) {
-    if (error && error_capacity) error[0] = 0;
-    FILE *file = fopen(path, "wb");
-    if (!file) {
+/// Opens `path` and makes libpng's write structs reporting into `context`; -1 (with `error` set
+/// and nothing left open) when either fails. The caller then sets its own setjmp point.
+static int begin_write(const char *path, WriteContext *context, FILE **file, png_structp *png, png_infop *info,
+                       char *error, size_t error_capacity) {
+    *file = fopen(path, "wb");
+    if (!*file) {
         if (error) snprintf(error, error_capacity, "cannot open %s for writing", path);
         return -1;
     }
-    WriteContext context = {.error = error, .capacity = error_capacity};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        if (png) png_destroy_write_struct(&png, NULL);
-        fclose(file);
+    *png = png_create_write_struct(PNG_LIBPNG_VER_STRING, context, on_error, on_warning);
+    *info = *png ? png_create_info_struct(*png) : NULL;
+    if (!*png || !*info) {
+        if (*png) png_destroy_write_struct(png, NULL);
+        fclose(*file);
         if (error) snprintf(error, error_capacity, "libpng could not allocate");
         return -1;
     }
+    return 0;
+}
+
+int quire_png_write(const char *path, const uint8_t *pixels, int width, int height, int stride,
+                    int channels, int level, char *error, size_t error_capacity) {
+    if (error && error_capacity) error[0] = 0;
+    WriteContext context = {.error = error, .capacity = error_capacity};
+    FILE *file;
+    png_structp png;
+    png_infop info;
+    if (begin_write(path, &context, &file, &png, &info, error, error_capacity) != 0) return -1;
     if (setjmp(context.jump)) {
         png_destroy_write_struct(&png, &info);
         fclose(file);
@@ -165,20 +176,12 @@ int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, i
         if (error) snprintf(error, error_capacity, "out of memory");
         return -1;
     }
-    FILE *file = fopen(path, "wb");
-    if (!file) {
-        free(gray_row);
-        if (error) snprintf(error, error_capacity, "cannot open %s for writing", path);
-        return -1;
-    }
     WriteContext context = {.error = error, .capacity = error_capacity};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!png || !info) {
-        if (png) png_destroy_write_struct(&png, NULL);
-        fclose(file);
+    FILE *file;
+    png_structp png;
+    png_infop info;
+    if (begin_write(path, &context, &file, &png, &info, error, error_capacity) != 0) {
         free(gray_row);
-        if (error) snprintf(error, error_capacity, "libpng could not allocate");
         return -1;
     }
     if (setjmp(context.jump)) {

@@ -185,6 +185,22 @@ enum HeaderParser {
         return info
     }
 
+    /// An ISO BMFF box header at `offset`: its type, header length and whole size (a 64-bit size
+    /// must fit 32 bits; size 0 runs to `end`). Nil when it cannot be read.
+    static func boxHeader(_ b: [UInt8], _ offset: Int, end: Int) -> (type: String, header: Int, size: Int)? {
+        guard let size32 = readBE32(b, offset), let type = fourCC(b, offset + 4) else { return nil }
+        var header = 8
+        var size = Int(size32)
+        if size32 == 1 {
+            guard let high = readBE32(b, offset + 8), let low = readBE32(b, offset + 12), high == 0 else { return nil }
+            size = Int(low)
+            header = 16
+        } else if size32 == 0 {
+            size = end - offset
+        }
+        return (type, header, size)
+    }
+
     // MARK: AVIF (ISO BMFF): the largest `ispe` property in meta/iprp/ipco.
 
     static func avif(_ b: [UInt8]) throws -> ImageInfo {
@@ -193,17 +209,7 @@ enum HeaderParser {
         func walk(_ start: Int, _ end: Int, depth: Int) {
             var offset = start
             while offset + 8 <= end, depth < 8 {
-                guard let size32 = readBE32(b, offset), let type = fourCC(b, offset + 4) else { return }
-                var header = 8
-                var size = Int(size32)
-                if size32 == 1 {
-                    guard let high = readBE32(b, offset + 8), let low = readBE32(b, offset + 12), high == 0 else { return }
-                    size = Int(low)
-                    header = 16
-                } else if size32 == 0 {
-                    size = end - offset
-                }
-                guard size >= header, offset + size <= end else { return }
+                guard let (type, header, size) = boxHeader(b, offset, end: end), size >= header, offset + size <= end else { return }
                 switch type {
                 case "ftyp":
                     var brand = offset + 8
@@ -239,16 +245,7 @@ enum HeaderParser {
         } else {
             var offset = 0
             var found: Int?
-            while let size32 = readBE32(b, offset), let type = fourCC(b, offset + 4) {
-                var header = 8
-                var size = Int(size32)
-                if size32 == 1 {
-                    guard let high = readBE32(b, offset + 8), let low = readBE32(b, offset + 12), high == 0 else { break }
-                    size = Int(low)
-                    header = 16
-                } else if size32 == 0 {
-                    size = b.count - offset
-                }
+            while let (type, header, size) = boxHeader(b, offset, end: b.count) {
                 if type == "jxlc" { found = offset + header; break }
                 if type == "jxlp" { found = offset + header + 4; break }
                 guard size >= header else { break }

@@ -33,6 +33,21 @@ final class Flow {
     /// Floats still beside the flow: their side, horizontal extent and vertical span.
     var floats: [(side: FloatMode, left: Double, right: Double, top: Double, bottom: Double)] = []
 
+    /// Puts a flow laid out on its own (a table cell, a float) into one slice of this one, moved
+    /// by (dx, dy): backgrounds and borders first, so its text is painted over them.
+    func place(_ inner: Flow, dx: Double, dy: Double, in slice: Int) {
+        for span in inner.spanning { add(translate(span.item, dx: dx, dy: dy), slice: slice) }
+        for (_, item) in inner.items { add(translate(item, dx: dx, dy: dy), slice: slice) }
+        for (_, record) in inner.lines {
+            var moved = record
+            moved.paragraph += paragraphCount
+            moved.rect.x += dx
+            moved.rect.y += dy
+            lines.append((slice, moved))
+        }
+        paragraphCount += inner.paragraphCount
+    }
+
     /// Space floats take from a line spanning `top..<bottom` of a box from `left` to `right`.
     func floatInsets(top: Double, bottom: Double, left: Double, right: Double) -> (left: Double, right: Double) {
         var insetLeft = 0.0
@@ -341,17 +356,7 @@ struct BlockLayout {
         let x = style.float == .left ? left : left + width - outer
         let slice = flow.addSlice(height: height, start: start)
         flow.slices[slice].breakAfter = .avoid
-        // Backgrounds and borders first: the text is painted over them.
-        for span in inner.spanning { flow.add(translate(span.item, dx: x, dy: top), slice: slice) }
-        for (_, item) in inner.items { flow.add(translate(item, dx: x, dy: top), slice: slice) }
-        for (_, record) in inner.lines {
-            var moved = record
-            moved.paragraph += flow.paragraphCount
-            moved.rect.x += x
-            moved.rect.y += top
-            flow.lines.append((slice, moved))
-        }
-        flow.paragraphCount += inner.paragraphCount
+        flow.place(inner, dx: x, dy: top, in: slice)
         flow.floats.append((style.float, x, x + outer, top, top + height))
         flow.y = top
     }
@@ -473,17 +478,7 @@ struct BlockLayout {
             let top = flow.slices[slice].top
             for (column, cellFlow) in cellFlows.enumerated() {
                 let dx = left + offsets[min(column, offsets.count - 1)]
-                // Backgrounds and borders first: the text is painted over them.
-                for span in cellFlow.spanning { flow.add(translate(span.item, dx: dx, dy: top), slice: slice) }
-                for (_, item) in cellFlow.items { flow.add(translate(item, dx: dx, dy: top), slice: slice) }
-                for (_, record) in cellFlow.lines {
-                    var moved = record
-                    moved.paragraph += flow.paragraphCount
-                    moved.rect.x += dx
-                    moved.rect.y += top
-                    flow.lines.append((slice, moved))
-                }
-                flow.paragraphCount += cellFlow.paragraphCount
+                flow.place(cellFlow, dx: dx, dy: top, in: slice)
             }
         }
         flow.collapseMargin(px(style.margin.bottom.resolve(against: width / scale) ?? 0))

@@ -780,6 +780,8 @@ final class InlineLayout {
 
         // Shape text pieces (merged words re-shape as a whole, which the cache usually answers).
         var shapedPieces: [ShapedText?] = []
+        /// Emphasis marks by piece, found once for the line's height and drawn with the same shape.
+        var marks: [Int: (face: FontFace, shaped: ShapedText)] = [:]
         for index in pieces.indices {
             let piece = pieces[index]
             guard piece.kind == .text, let face = piece.face else {
@@ -789,6 +791,7 @@ final class InlineLayout {
             let style = styles[piece.style]
             if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) {
                 // Emphasis marks sit over the text: the line's top makes room for them.
+                marks[index] = mark
                 let size = fontSize(style) / 2
                 extent.top = max(extent.top, face.ascent(at: fontSize(style)) + baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))
             }
@@ -901,7 +904,7 @@ final class InlineLayout {
                                 syntheticBold: wantsBold && !face.isBold, syntheticItalic: wantsItalic && !face.isItalic)))
                 }
                 if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
-                if let emphasis = style.textEmphasis, style.visibility == .visible, let mark = emphasisMark(emphasis, style: style) {
+                if let emphasis = style.textEmphasis, style.visibility == .visible, let mark = marks[index] {
                     items.append(.glyphs(emphasisRun(mark, emphasis: emphasis, style: style, over: shaped, piece: piece.start, in: paragraph, x: x, baseline: baseline - baselineShift(style) - face.ascent(at: fontSize(style)))))
                 }
             case .atom:

@@ -60,9 +60,7 @@ public final class MapIndex: @unchecked Sendable {
         let pageEnds = pages.map { page in (page["end"] as? [String: Any])?["offset"] as? Int ?? 0 }
         self.pageEnds = pageEnds
         pageMiddles = zip(pageStarts, pageEnds).enumerated().compactMap { index, range in
-            let (start, end) = range
-            guard end > start.offset else { return nil }
-            return (Position(spineIndex: start.spineIndex, offset: start.offset + (end - start.offset) / 2), index + 1)
+            range.1 > range.0.offset ? (Self.middle(range.0, range.1), index + 1) : nil
         }
         toc = root["toc"] as? [[String: Any]] ?? []
         pageList = (root["pageList"] as? [[String: Any]] ?? []).compactMap { entry in
@@ -119,9 +117,11 @@ public final class MapIndex: @unchecked Sendable {
 
     /// The middle of a page's text.
     public func middlePosition(ofPage page: Int) throws -> Position {
-        let start = try startPosition(ofPage: page)
-        let end = max(pageEnds[page - 1], start.offset)
-        return Position(spineIndex: start.spineIndex, offset: start.offset + (end - start.offset) / 2)
+        Self.middle(try startPosition(ofPage: page), pageEnds[page - 1])
+    }
+
+    private static func middle(_ start: Position, _ end: Int) -> Position {
+        Position(spineIndex: start.spineIndex, offset: start.offset + (max(end, start.offset) - start.offset) / 2)
     }
 
     /// The page of this map that matches page `page` of another map of the same book (another

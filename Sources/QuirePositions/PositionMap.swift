@@ -103,16 +103,16 @@ struct MapBuilder {
         publication = layout.container.publication
         spineStep = PositionMap.spineStep(layout.container)
         var anchors = positions
-        var targets: ChapterPositions.Targets?
+        let unread = result.chapters.contains { anchors[$0.spineIndex] == nil && $0.document != nil }
+        let targets = unread ? ChapterPositions.Targets(publication) : nil
         var chapters: [Int: ChapterLayout] = [:]
         var first: [Int: Int] = [:]
         var before: [Int: Int] = [:]
         var page = 1
         var chars = 0
         for chapter in result.chapters {
-            if anchors[chapter.spineIndex] == nil, chapter.document != nil {
-                targets = targets ?? ChapterPositions.Targets(publication)
-                anchors[chapter.spineIndex] = ChapterPositions(chapter: chapter, publication: publication, spineStep: spineStep, targets: targets!)
+            if let targets, anchors[chapter.spineIndex] == nil {
+                anchors[chapter.spineIndex] = ChapterPositions(chapter: chapter, publication: publication, spineStep: spineStep, targets: targets)
             }
             chapters[chapter.spineIndex] = chapter
             first[chapter.spineIndex] = page

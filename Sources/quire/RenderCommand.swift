@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import Quire
+import Synchronization
 
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
@@ -131,11 +132,12 @@ enum RenderCommand {
         let streamProgress = Progress(total: container.publication.spine.count, enabled: showProgress && streaming, unit: "chapters")
         let spineStep = PositionMap.spineStep(container)
         let targets = ChapterPositions.Targets(container.publication)
-        let chapterPositions = ChapterPositionsBox()
+        // Each chapter's `ChapterPositions`, collected from the layout workers.
+        let chapterPositions = Mutex<[Int: ChapterPositions]>([:])
         let result = layout.layout(jobs: jobs, buildItems: !mapOnly) { chapter in
             // What the map needs from the DOM is taken on the worker; then the DOM can go.
             if let positions = ChapterPositions(chapter: chapter, publication: container.publication, spineStep: spineStep, targets: targets) {
-                chapterPositions.set(chapter.spineIndex, positions)
+                chapterPositions.withLock { $0[chapter.spineIndex] = positions }
             }
             chapter.document = nil
             guard streaming, !failure.failed else { return }
@@ -191,7 +193,7 @@ enum RenderCommand {
         }
         let identity = try PositionMap.BookIdentity.of(file: path)
         let map = PositionMap.json(
-            layout: layout, result: result, identity: identity, profileName: profileName, withImages: !mapOnly, positions: chapterPositions.values)
+            layout: layout, result: result, identity: identity, profileName: profileName, withImages: !mapOnly, positions: chapterPositions.withLock { $0 })
         try Output.writeAtomically(map.serializedBytes() + [0x0A], to: out + "/positions.json")
         if let statsPath = options.value("stats") {
             let spacing = result.spacing
@@ -218,22 +220,6 @@ enum RenderCommand {
                 "quire: \(pages.count) pages\(mapOnly ? "" : ", \(selection.count) painted") → \(out)/ (shaping cache hit rate \(String(format: "%.1f", hitRate))%)\n",
                 stderr)
         }
-    }
-}
-
-/// Each chapter's `ChapterPositions`, collected from the layout workers.
-final class ChapterPositionsBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [Int: ChapterPositions] = [:]
-    var values: [Int: ChapterPositions] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-    func set(_ spineIndex: Int, _ positions: ChapterPositions) {
-        lock.lock()
-        stored[spineIndex] = positions
-        lock.unlock()
     }
 }
 
