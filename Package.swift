@@ -1,6 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The hot modules (styles, text, layout) skip runtime exclusivity checks in release builds: the
+// checks cost a few percent on every access to a class's stored property, and debug builds and
+// tests keep them on.
+let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 // The pipeline reads off the target list: each module depends only on modules earlier in the flow.
 let package = Package(
     name: "Quire",
@@ -47,13 +52,13 @@ let package = Package(
         // XHTML content documents: the tree with text offsets (the position model's coordinates).
         .target(name: "QuireDocument", dependencies: ["QuireCore", "QuireXML"]),
         // CSS: the computed-style record layout reads, the user-agent sheet, cascade and selectors.
-        .target(name: "QuireStyle", dependencies: ["QuireCore", "QuireXML"]),
+        .target(name: "QuireStyle", dependencies: ["QuireCore", "QuireXML"], swiftSettings: hotPathSettings),
         // Fonts (FreeType, fontconfig), shaping (HarfBuzz), line breaking (ICU, Knuth–Plass), hyphenation, bidi.
         .target(
             name: "QuireText",
             dependencies: [
                 "QuireCore", "QuireStyle", "CHarfBuzz", "CFreeType", "CFontconfig", "CFribidi", "CHyphen", "CQuireICU",
-            ]),
+            ], swiftSettings: hotPathSettings),
         // Images: sizes from headers only, and decoding to a size budget (PNG, JPEG, GIF, WebP, SVG).
         .target(name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CRsvg", "CCairo"]),
         // Page preparation on bitmaps: rotate, border-crop, split spreads; decode budgets.
@@ -61,7 +66,8 @@ let package = Package(
         // Boxes, lines, pages: styled documents to per-page display lists.
         .target(
             name: "QuireLayout",
-            dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages"]),
+            dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages"],
+            swiftSettings: hotPathSettings),
         // Display lists to pixels (cairo) and PNG files (libpng).
         .target(
             name: "QuirePaint",

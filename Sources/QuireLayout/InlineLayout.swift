@@ -67,6 +67,8 @@ final class InlineLayout {
         /// Index into the chapter's face table (`caches.faces`); -1 for breaks and atoms.
         var face: Int32
         var kind: SegmentKind
+        /// The shaper's parameter id for text (style, face and direction); -1 for other kinds.
+        var parameter: Int32 = -1
         var width: Double = 0
         /// A hyphenation point follows this segment (inside the same word).
         var hyphenAfter = false
@@ -81,7 +83,7 @@ final class InlineLayout {
 
     /// Segments refer to faces by index so copying them costs no reference counting.
     func faceIndex(_ face: FontFace) -> Int32 {
-        let id = ObjectIdentifier(face)
+        let id = PackedKey(UInt64(UInt(bitPattern: ObjectIdentifier(face))))
         if let index = caches.faceIndex[id] { return index }
         caches.faces.append(face)
         let index = Int32(caches.faces.count - 1)
@@ -124,7 +126,7 @@ final class InlineLayout {
 
     /// The shaper's parameter id for a style run in a face and direction, looked up once per chapter.
     func parameterID(style index: Int, face: FontFace, rtl: Bool) -> Int {
-        let key = InlineCaches.ParameterKey(style: index, face: ObjectIdentifier(face), rtl: rtl)
+        let key = PackedKey(index, Int(faceIndex(face)), rtl ? 1 : 0)
         if let id = caches.parameterIDs[key] { return id }
         let id = shaper.parameterID(parameters(styles[index], face: face, rtl: rtl))
         caches.parameterIDs[key] = id
@@ -144,6 +146,22 @@ final class InlineLayout {
         let halfLeading = (lineHeight - ascent - descent) / 2
         let shift = baselineShift(style)
         return Metrics(top: ascent + halfLeading + shift, bottom: descent + halfLeading - shift)
+    }
+
+    /// A text piece's extent around the baseline, with room for emphasis marks over it: the same
+    /// for every piece of one style in one face, so it is found once per chapter.
+    func pieceMetrics(style index: Int, face faceIndex: Int32) -> Metrics {
+        let key = PackedKey(index, Int(faceIndex), 0)
+        if let cached = caches.pieceMetrics[key] { return cached }
+        let style = styles[index]
+        let face = face(faceIndex)
+        var result = metrics(style, face: face)
+        if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) {
+            let size = fontSize(style) / 2
+            result.top = max(result.top, face.ascent(at: fontSize(style)) + baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))
+        }
+        caches.pieceMetrics[key] = result
+        return result
     }
 
     func baselineShift(_ style: ComputedStyle) -> Double {
@@ -169,6 +187,10 @@ final class InlineLayout {
         for run in paragraph.runs {
             let primary = primaryFace(style: run.style)
             let primaryIndex = faceIndex(primary)
+            var lastFace: FontFace? = nil
+            var lastLevel: UInt8 = 0
+            var lastFaceIndex = primaryIndex
+            var lastParameter: Int32 = -1
             var index = run.start
             while index < run.end {
                 if let drop = paragraph.dropCap?.range, drop.contains(index) {
@@ -224,7 +246,16 @@ final class InlineLayout {
                     end += width
                 }
                 if end == index { end = index + 1 }
-                result.append(Segment(start: index, end: end, style: run.style, level: level, face: face.map(faceIndex) ?? primaryIndex, kind: .text))
+                // Consecutive words nearly always share face and direction: reuse the last lookup.
+                let segmentFace = face ?? primary
+                if segmentFace !== lastFace || level != lastLevel {
+                    lastFace = segmentFace
+                    lastLevel = level
+                    lastFaceIndex = faceIndex(segmentFace)
+                    lastParameter = Int32(parameterID(style: run.style, face: segmentFace, rtl: level & 1 == 1))
+                }
+                result.append(
+                    Segment(start: index, end: end, style: run.style, level: level, face: lastFaceIndex, kind: .text, parameter: lastParameter))
                 index = end
             }
         }
@@ -248,8 +279,14 @@ final class InlineLayout {
 
     /// Splits words at hyphenation points (soft hyphens always, dictionary points with `hyphens: auto`).
     func hyphenated(_ segments: [Segment], _ paragraph: Paragraph) -> [Segment] {
+        let hasSoftHyphens = paragraph.text.contains(0xAD)
+        // Foreign phrases inside a paragraph are not hyphenated: only the paragraph's own language
+        // loads a dictionary (German's takes seconds to load for a handful of words).
+        let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
+        var languageStyle = -1
+        var languageID = -1
         var result: [Segment] = []
-        result.reserveCapacity(segments.count)
+        result.reserveCapacity(segments.count + segments.count / 4)
         for segment in segments {
             let hyphens = styles[segment.style].hyphens
             guard segment.kind == .text, hyphens != .none, segment.end - segment.start >= 2 else {
@@ -258,26 +295,32 @@ final class InlineLayout {
             }
             var points: [Int] = []
             let units = paragraph.text[segment.start..<segment.end]
-            for (offset, unit) in units.enumerated() where unit == 0xAD && offset > 0 { points.append(segment.start + offset + 1) }
-            // Foreign phrases inside a paragraph are not hyphenated: only the paragraph's own language
-            // loads a dictionary (German's takes seconds to load for a handful of words).
-            let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
-            let wordLanguage = styles[segment.style].language ?? bookLanguage
-            if points.isEmpty, hyphens == .auto, hyphenate, units.count >= Hyphenator.minimumWordLength,
-                let language = wordLanguage, language == paragraphLanguage
-            {
+            if hasSoftHyphens {
+                for (offset, unit) in units.enumerated() where unit == 0xAD && offset > 0 { points.append(segment.start + offset + 1) }
+            }
+            if segment.style != languageStyle {
+                // The style's hyphenation language, found once per run of one style.
+                languageStyle = segment.style
+                let wordLanguage = styles[segment.style].language ?? bookLanguage
+                if let language = wordLanguage, language == paragraphLanguage {
+                    languageID = caches.worker.languageID(language)
+                } else {
+                    languageID = -1
+                }
+            }
+            if points.isEmpty, hyphens == .auto, hyphenate, languageID >= 0, units.count >= Hyphenator.minimumWordLength {
                 // Hyphenate the letters of the word, leaving punctuation around it alone.
                 let leading = units.prefix { !Self.isLetterUnit($0) }.count
                 let trailing = units.reversed().prefix { !Self.isLetterUnit($0) }.count
                 if leading + trailing < units.count {
                     let coreStart = segment.start + leading
                     let core = paragraph.text[coreStart..<(segment.end - trailing)]
-                    let key = TextKey(core, tag: caches.worker.languageID(language))
+                    let key = TextKey(core, tag: languageID)
                     let found: [Int]
                     if let cached = caches.worker.hyphenation[key] {
                         found = cached
                     } else {
-                        found = services.hyphenator.points(in: String(decoding: core, as: UTF16.self), language: language)
+                        found = services.hyphenator.points(in: String(decoding: Array(core), as: UTF16.self), language: paragraphLanguage!)
                         caches.worker.hyphenation[key.detached] = found
                     }
                     points = found.map { coreStart + $0 }
@@ -311,10 +354,16 @@ final class InlineLayout {
             if segment.width > 0 { continue }  // measured before hyphenation split other words
             switch segment.kind {
             case .text:
-                let shaped = shape(paragraph.text[segment.start..<segment.end], style: segment.style, face: face(segment.face), rtl: segment.level & 1 == 1)
-                if shaped.glyphs.contains(where: { $0.id == 0 }) { recordMissingGlyphs(paragraph, segment, shaped) }
+                let text = paragraph.text[segment.start..<segment.end]
                 let letterSpacing = styles[segment.style].letterSpacing
-                segments[index].width = shaped.advance + (letterSpacing == 0 ? 0 : letterSpacing * scale * Double(clusterCount(shaped)))
+                let measured = shaper.measure(text, parameterID: Int(segment.parameter))
+                var width = measured.advance
+                if measured.hasMissingGlyphs || letterSpacing != 0 {
+                    let shaped = shaper.shape(text, parameterID: Int(segment.parameter))
+                    if measured.hasMissingGlyphs { recordMissingGlyphs(paragraph, segment, shaped) }
+                    width += letterSpacing * scale * Double(clusterCount(shaped))
+                }
+                segments[index].width = width
             case .space:
                 segments[index].width = (spaceWidth(segment.style, face: face(segment.face)) + styles[segment.style].wordSpacing * scale) * Double(segment.end - segment.start)
             case .atom:
@@ -371,9 +420,9 @@ final class InlineLayout {
     }
 
     func spaceWidth(_ style: Int, face: FontFace) -> Double {
-        if let width = caches.spaceWidths[style] { return width }
+        if let width = caches.spaceWidths[PackedKey(UInt64(style))] { return width }
         let width = shape([0x20][...], style: style, face: face, rtl: false).advance
-        caches.spaceWidths[style] = width
+        caches.spaceWidths[PackedKey(UInt64(style))] = width
         return width
     }
 
@@ -756,7 +805,8 @@ final class InlineLayout {
             var end: Int
             var style: Int
             var level: UInt8
-            var face: FontFace?
+            /// Index into the chapter's face table; -1 for atoms and breaks.
+            var face: Int32
             var kind: SegmentKind
             var width: Double
             var hyphen: Bool
@@ -765,7 +815,7 @@ final class InlineLayout {
         for index in indices {
             let segment = segments[index]
             if segment.kind == .text, var last = pieces.last, last.kind == .text, last.end == segment.start, last.style == segment.style,
-                last.face === (segment.face >= 0 ? face(segment.face) : nil), last.level == segment.level
+                last.face == segment.face, last.level == segment.level
             {
                 last.end = segment.end
                 pieces[pieces.count - 1] = last
@@ -773,8 +823,8 @@ final class InlineLayout {
             }
             let width = segment.kind == .space ? (glue[index] ?? segment.width) : segment.width
             pieces.append(
-                Piece(start: segment.start, end: segment.end, style: segment.style, level: segment.level, face: segment.face >= 0 ? face(segment.face) : nil,
-                      kind: segment.kind, width: width, hyphen: false))
+                Piece(start: segment.start, end: segment.end, style: segment.style, level: segment.level, face: segment.face, kind: segment.kind,
+                      width: width, hyphen: false))
         }
         if hyphenStyle != nil, let lastText = pieces.lastIndex(where: { $0.kind == .text }) { pieces[lastText].hyphen = true }
 
@@ -784,25 +834,21 @@ final class InlineLayout {
         var marks: [Int: (face: FontFace, shaped: ShapedText)] = [:]
         for index in pieces.indices {
             let piece = pieces[index]
-            guard piece.kind == .text, let face = piece.face else {
+            guard piece.kind == .text, piece.face >= 0 else {
                 shapedPieces.append(nil)
                 continue
             }
+            let m = pieceMetrics(style: piece.style, face: piece.face)
+            extent.top = max(extent.top, m.top)
+            extent.bottom = max(extent.bottom, m.bottom)
+            guard buildItems else {
+                // Map-only: the breaks are known and the line's height is found; nothing is drawn.
+                shapedPieces.append(nil)
+                continue
+            }
+            let face = face(piece.face)
             let style = styles[piece.style]
-            if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) {
-                // Emphasis marks sit over the text: the line's top makes room for them.
-                marks[index] = mark
-                let size = fontSize(style) / 2
-                extent.top = max(extent.top, face.ascent(at: fontSize(style)) + baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))
-            }
-            if !buildItems {
-                // Map-only: the breaks are known; only the line's height is still needed.
-                shapedPieces.append(nil)
-                let m = metrics(style, face: face)
-                extent.top = max(extent.top, m.top)
-                extent.bottom = max(extent.bottom, m.bottom)
-                continue
-            }
+            if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) { marks[index] = mark }
             var units = Array(paragraph.text[piece.start..<piece.end])
             if piece.hyphen {
                 if units.last == 0xAD { units.removeLast() }
@@ -811,9 +857,6 @@ final class InlineLayout {
             let shaped = shape(units[...], style: piece.style, face: face, rtl: piece.level & 1 == 1)
             pieces[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped))
             shapedPieces.append(shaped)
-            let m = metrics(style, face: face)
-            extent.top = max(extent.top, m.top)
-            extent.bottom = max(extent.bottom, m.bottom)
         }
         for piece in pieces where piece.kind == .atom {
             let size = atomSize(paragraph.atoms[piece.start]!)
@@ -828,7 +871,8 @@ final class InlineLayout {
                 let primary = services.fonts.primaryFace(for: request(style), bookFonts: caches.bookFonts)
                 let face = primary.covers(scalar) ? primary : services.fonts.fallbackFace(for: scalar, request: request(style)) ?? primary
                 let baseStyle = styles[paragraph.runs.first { $0.start <= annotation.base.lowerBound && $0.end > annotation.base.lowerBound }?.style ?? annotation.style]
-                let baseFace = pieces.first { $0.kind == .text && $0.start <= annotation.base.lowerBound && $0.end > annotation.base.lowerBound }?.face ?? strutFace
+                let baseFace = pieces.first { $0.kind == .text && $0.start <= annotation.base.lowerBound && $0.end > annotation.base.lowerBound }
+                    .map { self.face($0.face) } ?? strutFace
                 let baseAscent = baseFace.ascent(at: fontSize(baseStyle)) + baselineShift(baseStyle)
                 let size = fontSize(style)
                 extent.top = max(extent.top, baseAscent + face.ascent(at: size) + face.descent(at: size))
@@ -836,10 +880,26 @@ final class InlineLayout {
             }
         }
 
-        // Visual order (bidi rule L2) and alignment.
-        let order = levels == nil ? Array(pieces.indices) : Bidi.visualOrder(levels: pieces.map(\.level))
+        // The text range the line covers.
+        var start = Int.max
+        var end = 0
+        for piece in pieces where piece.end > piece.start {
+            start = min(start, Int(paragraph.sources[piece.start]))
+            end = max(end, Int(paragraph.sources[piece.end - 1]) + 1)
+        }
+        if start == Int.max {
+            start = anchor ?? Int(paragraph.sources.first ?? Int32(paragraph.startOffset))
+            end = start
+        }
         let used = pieces.reduce(0) { $0 + $1.width }
         let rtl = blockStyle.direction == .rtl
+        let lineLeft = rtl ? 0 : indent
+        guard buildItems else {
+            return LineBox(height: extent.top + extent.bottom, baseline: extent.top, items: [], start: start, end: end, left: lineLeft, width: used)
+        }
+
+        // Visual order (bidi rule L2) and alignment.
+        let order = levels == nil ? Array(pieces.indices) : Bidi.visualOrder(levels: pieces.map(\.level))
         var align = blockStyle.textAlign
         if align == .justify {
             switch blockStyle.textAlignLast {
@@ -860,7 +920,6 @@ final class InlineLayout {
         case .start, .justify: x = rtl ? slack : 0
         case .end: x = rtl ? 0 : slack
         }
-        let lineLeft = rtl ? 0 : indent
         x += lineLeft
         let baseline = extent.top
         var items: [DisplayItem] = []
@@ -872,7 +931,8 @@ final class InlineLayout {
             let style = styles[piece.style]
             switch piece.kind {
             case .text:
-                guard let shaped = shapedPieces[index], let face = piece.face else { break }
+                guard let shaped = shapedPieces[index], piece.face >= 0 else { break }
+                let face = face(piece.face)
                 var xs: [Float] = []
                 var ys: [Float] = []
                 var glyphs: [UInt32] = []
@@ -968,16 +1028,6 @@ final class InlineLayout {
                         glyphs: shaped.glyphs.map(\.id), xs: xs, ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: false,
                         syntheticItalic: false)))
         }
-        var start = Int.max
-        var end = 0
-        for piece in pieces where piece.end > piece.start {
-            start = min(start, Int(paragraph.sources[piece.start]))
-            end = max(end, Int(paragraph.sources[piece.end - 1]) + 1)
-        }
-        if start == Int.max {
-            start = anchor ?? Int(paragraph.sources.first ?? Int32(paragraph.startOffset))
-            end = start
-        }
         return LineBox(
             height: extent.top + extent.bottom, baseline: baseline, items: items, start: start, end: end,
             left: lineLeft, width: used)
@@ -987,22 +1037,17 @@ final class InlineLayout {
 /// Per-worker lookups that outlive one paragraph: shaping parameter ids per style run, and
 /// hyphenation points per word (libhyphen answers are costly to ask again).
 final class InlineCaches {
-    struct ParameterKey: Hashable {
-        var style: Int
-        var face: ObjectIdentifier
-        var rtl: Bool
-    }
-
-    var parameterIDs: [ParameterKey: Int] = [:]
+    var parameterIDs: [PackedKey: Int] = [:]
     var primaryFaces: [Int: FontFace] = [:]
     /// The chapter's own @font-face fonts (chapters never see each other's, so results do not
     /// depend on which chapter a worker laid out first).
     var bookFonts: [BookFont] = []
-    var spaceWidths: [Int: Double] = [:]
+    var spaceWidths: [PackedKey: Double] = [:]
+    var pieceMetrics: [PackedKey: InlineLayout.Metrics] = [:]
     /// The width of the block being laid out (device px), for percentage image sizes.
     var containingWidth = 0.0
     var faces: [FontFace] = []
-    var faceIndex: [ObjectIdentifier: Int32] = [:]
+    var faceIndex: [PackedKey: Int32] = [:]
     var spacing = SpacingStatistics()
     /// Code points shaped to .notdef, with counts.
     var missingGlyphs: [UInt32: Int] = [:]
@@ -1045,3 +1090,4 @@ public struct SpacingStatistics: Sendable, Hashable {
         return (max(0, sumOfSquares / Double(count) - mean * mean)).squareRoot()
     }
 }
+

@@ -16,6 +16,15 @@ public struct ShapedGlyph: Sendable, Hashable {
 public struct ShapedText: Sendable, Hashable {
     public var glyphs: [ShapedGlyph]
     public var advance: Double
+    /// Some character had no glyph in the face (.notdef, glyph 0).
+    public var hasMissingGlyphs: Bool
+
+    public init(glyphs: [ShapedGlyph], advance: Double) {
+        self.glyphs = glyphs
+        self.advance = advance
+        hasMissingGlyphs = glyphs.contains { $0.id == 0 }
+    }
+
     public static let empty = ShapedText(glyphs: [], advance: 0)
 }
 
@@ -81,6 +90,19 @@ public final class Shaper {
 
     public func shape(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> ShapedText {
         shape(text, parameterID: parameterID(parameters))
+    }
+
+    /// The advance of a shaped text and whether it lacks glyphs, without copying its glyphs out.
+    public func measure(_ text: ArraySlice<UInt16>, parameterID: Int) -> (advance: Double, hasMissingGlyphs: Bool) {
+        if text.isEmpty { return (0, false) }
+        let key = TextKey(text, tag: parameterID)
+        if let index = cache.index(forKey: key) {
+            hits += 1
+            let entry = cache.values[index]
+            return (entry.advance, entry.hasMissingGlyphs)
+        }
+        let shaped = shape(text, parameterID: parameterID)
+        return (shaped.advance, shaped.hasMissingGlyphs)
     }
 
     public func shape(_ text: ArraySlice<UInt16>, parameterID: Int) -> ShapedText {
