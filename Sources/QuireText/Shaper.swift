@@ -66,6 +66,7 @@ public final class Shaper {
     private var parameterIDs: [ShapingParameters: Int] = [:]
     private var parameters: [ShapingParameters] = []
     private var cache: [TextKey: ShapedText] = [:]
+    private var widths = WidthTable()
     private let buffer: OpaquePointer
     public private(set) var hits = 0
     public private(set) var misses = 0
@@ -92,16 +93,22 @@ public final class Shaper {
         shape(text, parameterID: parameterID(parameters))
     }
 
-    /// The advance of a shaped text and whether it lacks glyphs, without copying its glyphs out.
+    /// The advance of a shaped text and whether it lacks glyphs. Short words are answered from the
+    /// width table (their glyphs are not kept); longer runs go through the shaping cache.
     public func measure(_ text: ArraySlice<UInt16>, parameterID: Int) -> (advance: Double, hasMissingGlyphs: Bool) {
         if text.isEmpty { return (0, false) }
         let key = TextKey(text, tag: parameterID)
-        if let index = cache.index(forKey: key) {
-            hits += 1
-            let entry = cache.values[index]
-            return (entry.advance, entry.hasMissingGlyphs)
+        guard key.isInline else {
+            let shaped = shape(text, parameterID: parameterID)
+            return (shaped.advance, shaped.hasMissingGlyphs)
         }
-        let shaped = shape(text, parameterID: parameterID)
+        if let known = widths.find(key) {
+            hits += 1
+            return (known.advance, known.missing)
+        }
+        misses += 1
+        let shaped = cache[key] ?? shapeUncached(text, parameters[parameterID])
+        widths.insert(key, advance: shaped.advance, missing: shaped.hasMissingGlyphs)
         return (shaped.advance, shaped.hasMissingGlyphs)
     }
 

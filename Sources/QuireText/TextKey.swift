@@ -4,10 +4,10 @@
 /// computed once with a tight loop (FNV-1a), far cheaper than feeding each unit through `Hasher`.
 public struct TextKey: Hashable, Sendable {
     public static let inlineUnits = 12
-    private var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    private(set) var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
     /// The unit count in the low 16 bits, the tag above it.
-    private let countAndTag: UInt64
-    private let fingerprint: UInt64
+    let countAndTag: UInt64
+    let fingerprint: UInt64
     /// The text of a run longer than `inlineUnits`; nil for short ones.
     private var long: ArraySlice<UInt16>?
 
@@ -36,6 +36,9 @@ public struct TextKey: Hashable, Sendable {
             packed = words
         }
     }
+
+    /// The whole text is packed into the key (it is at most `inlineUnits` long).
+    var isInline: Bool { long == nil }
 
     /// A copy that owns its units (so a cache never keeps a whole paragraph alive).
     public var detached: TextKey {
