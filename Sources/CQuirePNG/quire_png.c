@@ -76,7 +76,7 @@ int quire_png_write(const char *path, const uint8_t *pixels, int width, int heig
     return 0;
 }
 
-int quire_png_read(const char *path, uint8_t **pixels, int *width, int *height, int *channels,
+int quire_png_read(const char *path, int as_rgb, uint8_t **pixels, int *width, int *height, int *channels,
                    char *error, size_t error_capacity) {
     if (error && error_capacity) error[0] = 0;
     *pixels = NULL;
@@ -104,6 +104,7 @@ int quire_png_read(const char *path, uint8_t **pixels, int *width, int *height, 
     png_read_info(png, info);
     png_set_expand(png);
     png_set_strip_16(png);
+    if (as_rgb) png_set_gray_to_rgb(png);
     png_color_16 white = {.red = 0xFFFF, .green = 0xFFFF, .blue = 0xFFFF, .gray = 0xFFFF};
     png_set_background(png, &white, PNG_BACKGROUND_GAMMA_SCREEN, 0, 1.0);
     png_read_update_info(png, info);
@@ -162,6 +163,21 @@ static void xrgb_row_to_gray(const uint32_t *row, uint8_t *out, int width, int y
     }
 }
 
+/// Whether every pixel has equal red, green and blue.
+static int xrgb_is_gray(const uint8_t *src, int src_stride, int width, int height) {
+    for (int y = 0; y < height; y++) {
+        const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
+        uint32_t differs = 0;
+        for (int x = 0; x < width; x++) {
+            uint32_t pixel = row[x];
+            differs |= ((pixel >> 16) ^ pixel) & 0xFF;
+            differs |= ((pixel >> 8) ^ pixel) & 0xFF;
+        }
+        if (differs) return 0;
+    }
+    return 1;
+}
+
 void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height, int levels) {
     for (int y = 0; y < height; y++) {
         xrgb_row_to_gray((const uint32_t *)(src + (size_t)y * (size_t)src_stride), dst + (size_t)y * (size_t)width, width, y, levels);
@@ -172,7 +188,10 @@ int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, i
                          int level, char *error, size_t error_capacity) {
     if (error && error_capacity) error[0] = 0;
     uint8_t *volatile gray_row = NULL;
-    if (gray_levels && !(gray_row = malloc((size_t)width + 1))) {
+    // A page with no colour in it (text on white) is stored as 8-bit grey, losslessly: a third
+    // of the bytes to compress, and compression is most of the time spent writing a page.
+    int exact_gray = !gray_levels && xrgb_is_gray(src, src_stride, width, height);
+    if ((gray_levels || exact_gray) && !(gray_row = malloc((size_t)width + 1))) {
         if (error) snprintf(error, error_capacity, "out of memory");
         return -1;
     }
@@ -191,14 +210,14 @@ int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, i
         return -1;
     }
     png_init_io(png, file);
-    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, gray_levels ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB,
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, gray_levels || exact_gray ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, level);
     png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
     // Fewer, larger IDAT chunks: less per-call overhead in zlib and stdio.
     png_set_compression_buffer_size(png, 1 << 18);
     png_write_info(png, info);
-    if (!gray_levels) {
+    if (!gray_levels && !exact_gray) {
         // Native-endian 0x00RRGGBB words: B,G,R,X in memory on little-endian machines.
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         png_set_filler(png, 0, PNG_FILLER_AFTER);
@@ -209,7 +228,11 @@ int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, i
     }
     for (int y = 0; y < height; y++) {
         const uint8_t *row = src + (size_t)y * (size_t)src_stride;
-        if (gray_levels) {
+        if (exact_gray) {
+            const uint32_t *pixels = (const uint32_t *)row;
+            for (int x = 0; x < width; x++) gray_row[x] = (uint8_t)pixels[x];
+            png_write_row(png, gray_row);
+        } else if (gray_levels) {
             xrgb_row_to_gray((const uint32_t *)row, gray_row, width, y, gray_levels);
             png_write_row(png, gray_row);
         } else {

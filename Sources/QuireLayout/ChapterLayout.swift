@@ -82,7 +82,7 @@ public final class BookLayout: @unchecked Sendable {
         let next = Counter()
         let workers = max(1, min(jobs, indices.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let worker = LayoutWorker()
+            let worker = LayoutWorker(drawing: buildItems)
             while true {
                 let slot = next.take()
                 guard slot < indices.count else { break }

@@ -1058,10 +1058,12 @@ final class InlineCaches {
 
 /// What one layout thread keeps across chapters: its shaping cache and hyphenation answers.
 public final class LayoutWorker {
-    public let shaper = Shaper()
+    public let shaper: Shaper
     var hyphenation: [TextKey: [Int]] = [:]
     private var languages: [String: Int] = [:]
-    public init() {}
+
+    /// `drawing`: pages will be painted, so shaped words are kept for drawing their lines.
+    public init(drawing: Bool = true) { shaper = Shaper(keepsGlyphs: drawing) }
 
     func languageID(_ language: String) -> Int {
         if let id = languages[language] { return id }

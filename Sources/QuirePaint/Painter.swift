@@ -267,11 +267,12 @@ public enum PNGReader {
         public var pixels: [UInt8]
     }
 
-    public static func read(_ path: String) throws -> Image {
+    /// Reads a PNG as grey (1 channel) or RGB (3); `asRGB` expands grey images to RGB.
+    public static func read(_ path: String, asRGB: Bool = false) throws -> Image {
         var pointer: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0, channels: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)
-        guard quire_png_read(path, &pointer, &width, &height, &channels, &error, 256) == 0, let pointer else {
+        guard quire_png_read(path, asRGB ? 1 : 0, &pointer, &width, &height, &channels, &error, 256) == 0, let pointer else {
             throw QuireError.io("cannot read PNG \(path): \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }
         defer { free(pointer) }

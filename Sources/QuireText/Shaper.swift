@@ -73,7 +73,11 @@ public final class Shaper {
     /// The caches are dropped when they grow past this many entries (bounded memory on huge books).
     public static let maxCacheEntries = 300_000
 
-    public init() {
+    /// Whether measured words keep their shaped glyphs for drawing (off for map-only layout).
+    public let keepsGlyphs: Bool
+
+    public init(keepsGlyphs: Bool = true) {
+        self.keepsGlyphs = keepsGlyphs
         buffer = hb_buffer_create()
     }
 
@@ -107,7 +111,8 @@ public final class Shaper {
             return (known.advance, known.missing)
         }
         misses += 1
-        let shaped = cache[key] ?? shapeUncached(text, parameters[parameterID])
+        // Painting shapes the same words again: keep their glyphs then; map-only layout does not.
+        let shaped = keepsGlyphs ? shape(text, parameterID: parameterID) : cache[key] ?? shapeUncached(text, parameters[parameterID])
         widths.insert(key, advance: shaped.advance, missing: shaped.hasMissingGlyphs)
         return (shaped.advance, shaped.hasMissingGlyphs)
     }

@@ -86,7 +86,9 @@ final class PDFTests: XCTestCase {
         let out = directory.appendingPathComponent("out")
         let result = try TestSupport.quire("render", pdf.path, "--out", out.path, "--dpi", "72", "--quiet")
         XCTAssertEqual(result.status, 0, result.stderr)
-        let first = try PNGReader.read(out.appendingPathComponent("pages/0001.png").path)
+        // A page with no colour in it (a black box on white) is stored as exact 8-bit grey.
+        XCTAssertEqual(try PNGReader.read(out.appendingPathComponent("pages/0001.png").path).channels, 1)
+        let first = try PNGReader.read(out.appendingPathComponent("pages/0001.png").path, asRGB: true)
         XCTAssertEqual([first.width, first.height, first.channels], [200, 300, 3])
         // The black box: PDF y 60…240 from the bottom is rows 60…240 from the top; white outside.
         XCTAssertEqual(Array(first.pixels[(150 * 200 + 100) * 3..<(150 * 200 + 100) * 3 + 3]), [0, 0, 0])
@@ -120,8 +122,8 @@ final class PDFTests: XCTestCase {
         XCTAssertEqual(pages.map { $0["sourcePage"] as? Int }, [1, 2, 2, 3, 3])
         XCTAssertEqual(pages.map { $0["half"] as? String }, ["whole", "first", "second", "first", "second"])
         // Spread content runs x 50…350, y 50…200 (PDF) → rows 50…200 from the top; halves of 150 px.
-        let first = try PNGReader.read(out.appendingPathComponent("pages/0002.png").path)
-        let second = try PNGReader.read(out.appendingPathComponent("pages/0003.png").path)
+        let first = try PNGReader.read(out.appendingPathComponent("pages/0002.png").path, asRGB: true)
+        let second = try PNGReader.read(out.appendingPathComponent("pages/0003.png").path, asRGB: true)
         XCTAssertEqual([first.width, first.height], [150, 150])
         XCTAssertEqual([second.width, second.height], [150, 150])
         // rtl: the first output is the right (blue) half.
@@ -207,6 +209,35 @@ final class PDFTests: XCTestCase {
 
     /// The row-by-row XRGB writer (libpng drops the padding byte and swaps to RGB) writes the
     /// pixels the whole-image conversions would: checked on a gradient with odd sizes and a padded stride.
+    func testXRGBWriterStoresColourlessPagesAsExactGrey() throws {
+        let width = 23, height = 11, stride = 24 * 4
+        var words = [UInt32](repeating: 0, count: stride / 4 * height)
+        for y in 0..<height { for x in 0..<width { let v = UInt32((x * 11 + y * 5) & 0xFF); words[y * stride / 4 + x] = v << 16 | v << 8 | v } }
+        let path = directory.appendingPathComponent("grey.png").path
+        func write() throws {
+            try words.withUnsafeBytes { raw in
+                try PNGWriter.write(
+                    xrgb: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), width: width, height: height, stride: stride, gray: false,
+                    dither16: false, level: 1, to: path)
+            }
+        }
+        try write()
+        XCTAssertEqual(try PNGReader.read(path).channels, 1)
+        let rgb = try PNGReader.read(path, asRGB: true)
+        for y in 0..<height {
+            for x in 0..<width {
+                let v = UInt8((x * 11 + y * 5) & 0xFF)
+                XCTAssertEqual(Array(rgb.pixels[(y * width + x) * 3..<(y * width + x) * 3 + 3]), [v, v, v])
+            }
+        }
+        // One coloured pixel keeps the page in RGB.
+        words[5 * stride / 4 + 7] = 0x00FF_0000
+        try write()
+        let colour = try PNGReader.read(path)
+        XCTAssertEqual(colour.channels, 3)
+        XCTAssertEqual(Array(colour.pixels[(5 * width + 7) * 3..<(5 * width + 7) * 3 + 3]), [255, 0, 0])
+    }
+
     func testXRGBWriterKeepsEveryPixel() throws {
         let width = 37, height = 19, stride = 40 * 4
         var words = [UInt32](repeating: 0xDEADBEEF, count: stride / 4 * height)
@@ -263,8 +294,8 @@ final class PDFTests: XCTestCase {
             let cairo = try TestSupport.run(
                 URL(fileURLWithPath: "/usr/bin/pdftocairo"), ["-png", "-cropbox", "-r", "72", "-f", "1", "-l", "1", "-singlefile", pdf.path, reference.path])
             XCTAssertEqual(cairo.status, 0, name)
-            let ours = try PNGReader.read(out.appendingPathComponent("pages/0001.png").path)
-            let theirs = try PNGReader.read(reference.path + ".png")
+            let ours = try PNGReader.read(out.appendingPathComponent("pages/0001.png").path, asRGB: true)
+            let theirs = try PNGReader.read(reference.path + ".png", asRGB: true)
             XCTAssertEqual([ours.width, ours.height], [theirs.width, theirs.height], name)
             guard ours.width == theirs.width, ours.height == theirs.height, ours.channels == 3, theirs.channels == 3 else { continue }
             var total = 0, within = 0

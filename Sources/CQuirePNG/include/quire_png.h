@@ -21,15 +21,16 @@ void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int wi
 
 /// The render hot path: cairo RGB24 rows handed to libpng as they are (libpng drops the padding
 /// byte and swaps to RGB while it writes), so there is no whole-image RGB copy. `gray_levels` 0
-/// writes RGB; 256 grey; 2–16 dithered grey as quire_xrgb_to_gray. Same bytes as converting
-/// first and calling quire_png_write. Returns 0, or -1 with a message in `error`.
+/// writes RGB, or exact 8-bit grey when no pixel has colour (lossless, a third of the bytes);
+/// 256 grey; 2–16 dithered grey as quire_xrgb_to_gray. Returns 0, or -1 with a message in `error`.
 int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
                          int level, char *error, size_t error_capacity);
 
 /// Reads a PNG as 8-bit grey (channels 1) or RGB (channels 3; palettes and alpha are flattened
 /// onto white), rows packed. On success `*pixels` is malloc'd (caller frees) and 0 is returned;
 /// otherwise -1 with a message in `error`. For tests and tools, not the render path.
-int quire_png_read(const char *path, uint8_t **pixels, int *width, int *height, int *channels,
+/// With `as_rgb`, grey images are expanded to RGB (channels 3).
+int quire_png_read(const char *path, int as_rgb, uint8_t **pixels, int *width, int *height, int *channels,
                    char *error, size_t error_capacity);
 
 #endif
