@@ -183,25 +183,31 @@ final class InlineLayout {
 
     func segments(_ paragraph: Paragraph, levels: [UInt8]?, breaks: [Bool]) -> [Segment] {
         let text = paragraph.text
+        let dropRange = paragraph.dropCap?.range
+        let hasAtoms = !paragraph.atoms.isEmpty
+        let noLevels = [UInt8](repeating: 0, count: levels == nil ? text.count : 0)
+        let levels = levels ?? noLevels
         var result: [Segment] = []
+        result.reserveCapacity(text.count / 3)
         for run in paragraph.runs {
             let primary = primaryFace(style: run.style)
             let primaryIndex = faceIndex(primary)
-            var lastFace: FontFace? = nil
+            let primaryLatin = primary.latinCoverage
+            // Consecutive words nearly always share face and direction: the last lookup is reused.
+            var lastFaceIndex: Int32 = -1
             var lastLevel: UInt8 = 0
-            var lastFaceIndex = primaryIndex
             var lastParameter: Int32 = -1
             var index = run.start
             while index < run.end {
-                if let drop = paragraph.dropCap?.range, drop.contains(index) {
+                if let drop = dropRange, drop.contains(index) {
                     index = min(drop.upperBound, run.end)
                     continue
                 }
                 let unit = text[index]
-                let level = levels?[index] ?? 0
+                let level = levels[index]
                 if unit == 0x20 {
                     var end = index + 1
-                    while end < run.end && text[end] == 0x20 && (levels?[end] ?? 0) == level { end += 1 }
+                    while end < run.end && text[end] == 0x20 && levels[end] == level { end += 1 }
                     result.append(Segment(start: index, end: end, style: run.style, level: level, face: primaryIndex, kind: .space))
                     index = end
                     continue
@@ -211,18 +217,28 @@ final class InlineLayout {
                     index += 1
                     continue
                 }
-                if unit == 0xFFFC, paragraph.atoms[index] != nil {
+                if unit == 0xFFFC, hasAtoms, paragraph.atoms[index] != nil {
                     result.append(Segment(start: index, end: index + 1, style: run.style, level: level, face: -1, kind: .atom))
                     index += 1
                     continue
                 }
                 // A text segment: up to a space, a break opportunity, a level change or a font change.
                 var end = index
-                var face: FontFace? = nil
+                /// The segment's face, by index into the chapter's face table (-1 until its first character).
+                var segmentFace: Int32 = -1
                 while end < run.end {
                     let current = text[end]
-                    if current == 0x20 || current == 0x2028 || current == 0x0A || (current == 0xFFFC && paragraph.atoms[end] != nil) { break }
-                    if end > index && (breaks[end] || (levels?[end] ?? 0) != level) { break }
+                    if current == 0x20 || current == 0x2028 || current == 0x0A || (current == 0xFFFC && hasAtoms && paragraph.atoms[end] != nil) { break }
+                    if end > index && (breaks[end] || levels[end] != level) { break }
+                    // Latin-1 the primary face covers (nearly every character of a European book)
+                    // stays in the primary face: no lookups.
+                    if current < 0x100, segmentFace == -1 || segmentFace == primaryIndex,
+                        FontFace.covers(latin: primaryLatin, current) || current == 0xAD
+                    {
+                        segmentFace = primaryIndex
+                        end += 1
+                        continue
+                    }
                     // Decode one scalar (surrogate pairs stay together).
                     var width = 1
                     var value = UInt32(current)
@@ -233,29 +249,27 @@ final class InlineLayout {
                     let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
                     // Marks and joiners stay with their base's face when it has them; a mark the
                     // base's face lacks goes to a face that has it rather than becoming .notdef.
-                    let scalarFace: FontFace
-                    if let face, Self.attachesToPrevious(scalar), face.covers(scalar) || UnicodeInfo.isDefaultIgnorable(scalar) {
-                        scalarFace = face
+                    let scalarFace: Int32
+                    if segmentFace >= 0, Self.attachesToPrevious(scalar), face(segmentFace).covers(scalar) || UnicodeInfo.isDefaultIgnorable(scalar) {
+                        scalarFace = segmentFace
                     } else if primary.covers(scalar) || scalar.value == 0xAD {
-                        scalarFace = primary
+                        scalarFace = primaryIndex
                     } else {
-                        scalarFace = services.fonts.fallbackFace(for: scalar, request: request(styles[run.style])) ?? primary
+                        scalarFace = faceIndex(services.fonts.fallbackFace(for: scalar, request: request(styles[run.style])) ?? primary)
                     }
-                    if let face, face !== scalarFace { break }
-                    if face == nil { face = scalarFace }
+                    if segmentFace >= 0 && segmentFace != scalarFace { break }
+                    segmentFace = scalarFace
                     end += width
                 }
                 if end == index { end = index + 1 }
-                // Consecutive words nearly always share face and direction: reuse the last lookup.
-                let segmentFace = face ?? primary
-                if segmentFace !== lastFace || level != lastLevel {
-                    lastFace = segmentFace
+                if segmentFace < 0 { segmentFace = primaryIndex }
+                if segmentFace != lastFaceIndex || level != lastLevel {
+                    lastFaceIndex = segmentFace
                     lastLevel = level
-                    lastFaceIndex = faceIndex(segmentFace)
-                    lastParameter = Int32(parameterID(style: run.style, face: segmentFace, rtl: level & 1 == 1))
+                    lastParameter = Int32(parameterID(style: run.style, face: face(segmentFace), rtl: level & 1 == 1))
                 }
                 result.append(
-                    Segment(start: index, end: end, style: run.style, level: level, face: lastFaceIndex, kind: .text, parameter: lastParameter))
+                    Segment(start: index, end: end, style: run.style, level: level, face: segmentFace, kind: .text, parameter: lastParameter))
                 index = end
             }
         }

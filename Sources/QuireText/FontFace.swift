@@ -109,7 +109,8 @@ public final class FontFace: @unchecked Sendable {
     }
 
     /// Coverage of U+0000–U+00FF, precomputed: most text in most books is in this range.
-    private let latinCoverage: (UInt64, UInt64, UInt64, UInt64)
+    /// Which of U+0000…U+00FF the face has glyphs for, one bit each.
+    public let latinCoverage: (UInt64, UInt64, UInt64, UInt64)
 
     /// The glyph for a code point, if the face covers it.
     public func glyph(for scalar: Unicode.Scalar) -> UInt32? {
@@ -118,18 +119,21 @@ public final class FontFace: @unchecked Sendable {
     }
 
     public func covers(_ scalar: Unicode.Scalar) -> Bool {
-        let value = scalar.value
-        if value < 256 {
-            let word: UInt64
-            switch value >> 6 {
-            case 0: word = latinCoverage.0
-            case 1: word = latinCoverage.1
-            case 2: word = latinCoverage.2
-            default: word = latinCoverage.3
-            }
-            return word & (1 << UInt64(value & 63)) != 0
-        }
+        if scalar.value < 256 { return Self.covers(latin: latinCoverage, UInt16(scalar.value)) }
         return glyph(for: scalar) != nil
+    }
+
+    /// Whether a Latin-1 unit (below U+0100) is in a face's `latinCoverage`.
+    @inline(__always)
+    public static func covers(latin coverage: (UInt64, UInt64, UInt64, UInt64), _ unit: UInt16) -> Bool {
+        let word: UInt64
+        switch unit >> 6 {
+        case 0: word = coverage.0
+        case 1: word = coverage.1
+        case 2: word = coverage.2
+        default: word = coverage.3
+        }
+        return word & (1 << UInt64(unit & 63)) != 0
     }
 
     /// Ascent and descent (both positive) in px at `size` px.
