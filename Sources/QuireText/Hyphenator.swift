@@ -67,14 +67,8 @@ public final class Hyphenator: @unchecked Sendable {
         return result
     }
 
-    private func computePoints(in word: String, language: String) -> [Int] {
-        let scalars = Array(word.unicodeScalars)
-        guard scalars.count >= Hyphenator.minimumWordLength, scalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "'" || $0 == "’" }),
-            let dictionary = dictionary(for: language)
-        else { return [] }
-        // libhyphen works on the dictionary's encoding (UTF-8 for every Debian dictionary) and wants lowercase.
-        let lowered = Array(word.lowercased().utf8)
-        guard lowered.count < 1000 else { return [] }
+    /// libhyphen's answer for a lowercased UTF-8 word: flags per byte (odd = a break may follow).
+    private func hyphenFlags(_ lowered: [UInt8], _ dictionary: UnsafeMutablePointer<HyphenDict>) -> [CChar]? {
         var hyphens = [CChar](repeating: 0, count: lowered.count + 5)
         var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         var pos: UnsafeMutablePointer<Int32>?
@@ -90,7 +84,30 @@ public final class Hyphenator: @unchecked Sendable {
         }
         free(pos)
         free(cut)
-        guard result == 0 else { return [] }
+        return result == 0 ? hyphens : nil
+    }
+
+    private func computePoints(in word: String, language: String) -> [Int] {
+        // ASCII words (most of an English book): bytes, UTF-16 offsets and characters coincide.
+        var utf8 = Array(word.utf8)
+        if utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || $0 == 0x27 }) {
+            guard utf8.count >= Hyphenator.minimumWordLength, utf8.count < 1000, let dictionary = dictionary(for: language) else { return [] }
+            for index in utf8.indices where utf8[index] >= 0x41 && utf8[index] <= 0x5A { utf8[index] |= 0x20 }
+            guard let hyphens = hyphenFlags(utf8, dictionary) else { return [] }
+            var points: [Int] = []
+            for count in Hyphenator.minimumPrefix...max(Hyphenator.minimumPrefix, utf8.count - Hyphenator.minimumSuffix)
+            where count <= utf8.count - Hyphenator.minimumSuffix && hyphens[count - 1] & 1 == 1 {
+                points.append(count)
+            }
+            return points
+        }
+        let scalars = Array(word.unicodeScalars)
+        guard scalars.count >= Hyphenator.minimumWordLength, scalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "'" || $0 == "’" }),
+            let dictionary = dictionary(for: language)
+        else { return [] }
+        // libhyphen works on the dictionary's encoding (UTF-8 for every Debian dictionary) and wants lowercase.
+        let lowered = Array(word.lowercased().utf8)
+        guard lowered.count < 1000, let hyphens = hyphenFlags(lowered, dictionary) else { return [] }
         // Map byte positions (hyphen after byte i) to UTF-16 offsets, honouring the minimum fragments.
         var points: [Int] = []
         var byteIndex = 0
