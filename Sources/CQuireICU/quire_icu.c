@@ -35,6 +35,27 @@ int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *loca
     return count;
 }
 
+int32_t quire_line_break_flags(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags) {
+    UErrorCode status = U_ZERO_ERROR;
+    const char *wanted = locale ? locale : "";
+    if (cached_iterator == NULL || strncmp(cached_locale, wanted, sizeof(cached_locale) - 1) != 0) {
+        if (cached_iterator) ubrk_close(cached_iterator);
+        cached_iterator = ubrk_open(UBRK_LINE, wanted, NULL, 0, &status);
+        if (U_FAILURE(status)) { cached_iterator = NULL; return -1; }
+        strncpy(cached_locale, wanted, sizeof(cached_locale) - 1);
+    }
+    ubrk_setText(cached_iterator, (const UChar *)text, length, &status);
+    if (U_FAILURE(status)) return -1;
+    int32_t count = 0;
+    ubrk_first(cached_iterator);
+    for (int32_t position = ubrk_next(cached_iterator); position != UBRK_DONE; position = ubrk_next(cached_iterator)) {
+        if (position >= 0 && position <= length) flags[position] = 1;
+        count++;
+    }
+    ubrk_setText(cached_iterator, NULL, 0, &status);
+    return count;
+}
+
 int32_t quire_script(uint32_t codepoint) {
     UErrorCode status = U_ZERO_ERROR;
     UScriptCode script = uscript_getScript((UChar32)codepoint, &status);

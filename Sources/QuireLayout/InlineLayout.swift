@@ -696,10 +696,15 @@ final class InlineLayout {
         case .keepAll: words = .keepAll
         case .normal, .breakWord: words = blockStyle.lineBreak == .anywhere ? .breakAll : .normal
         }
-        for opportunity in LineBreakOpportunities.find(in: text, language: language, strictness: strictness, words: words)
-        where opportunity.offset <= text.count {
-            breakable[opportunity.offset] = true
+        let localeKey = PackedKey(language.map { caches.worker.languageID($0) + 1 } ?? 0, strictness.ordinal, words.ordinal)
+        let locale: String
+        if let known = caches.breakLocales[localeKey] {
+            locale = known
+        } else {
+            locale = LineBreakOpportunities.locale(for: language, strictness: strictness, words: words)
+            caches.breakLocales[localeKey] = locale
         }
+        LineBreakOpportunities.mark(in: text, locale: locale, breakable: &breakable)
         // A ruby base stays on one line with its annotation.
         for annotation in paragraph.annotations where annotation.base.count > 1 {
             for index in (annotation.base.lowerBound + 1)..<annotation.base.upperBound { breakable[index] = false }
@@ -1058,6 +1063,8 @@ final class InlineCaches {
     var bookFonts: [BookFont] = []
     var spaceWidths: [PackedKey: Double] = [:]
     var pieceMetrics: [PackedKey: InlineLayout.Metrics] = [:]
+    /// ICU locales with line-break keywords, by language, strictness and word rule.
+    var breakLocales: [PackedKey: String] = [:]
     /// The width of the block being laid out (device px), for percentage image sizes.
     var containingWidth = 0.0
     var faces: [FontFace] = []

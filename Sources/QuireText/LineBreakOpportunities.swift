@@ -16,17 +16,42 @@ public enum LineBreakOpportunities {
     }
 
     /// CSS `line-break` strictness, as ICU's `lb` locale keyword.
-    public enum Strictness: String, Sendable { case standard = "", loose, normal, strict }
+    public enum Strictness: String, Sendable, CaseIterable {
+        case standard = "", loose, normal, strict
+        public var ordinal: Int { Self.allCases.firstIndex(of: self)! }
+    }
     /// CSS `word-break`, as ICU's `lw` locale keyword.
-    public enum WordRule: String, Sendable { case normal = "", breakAll = "breakall", keepAll = "keepall" }
+    public enum WordRule: String, Sendable, CaseIterable {
+        case normal = "", breakAll = "breakall", keepAll = "keepall"
+        public var ordinal: Int { Self.allCases.firstIndex(of: self)! }
+    }
+
+    /// The ICU locale with its `lb` and `lw` keywords.
+    public static func locale(for language: String?, strictness: Strictness, words: WordRule) -> String {
+        var locale = locale(for: language)
+        let keywords = [("lb", strictness.rawValue), ("lw", words.rawValue)].filter { !$0.1.isEmpty }.map { "\($0.0)=\($0.1)" }
+        if !keywords.isEmpty { locale += "@" + keywords.joined(separator: ";") }
+        return locale
+    }
+
+    /// Marks the offsets a line may end before in `breakable` (length text.count + 1), for an ICU
+    /// locale from `locale(for:strictness:words:)`; the layout's hot path, with no array of breaks.
+    public static func mark(in text: [UInt16], locale: String, breakable: inout [Bool]) {
+        precondition(breakable.count == text.count + 1)
+        guard !text.isEmpty else { return }
+        let count = text.withUnsafeBufferPointer { units in
+            breakable.withUnsafeMutableBytes { flags in
+                quire_line_break_flags(units.baseAddress, Int32(units.count), locale, flags.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        if count <= 0 { breakable[text.count] = true }
+    }
 
     public static func find(in text: [UInt16], language: String?, strictness: Strictness = .standard, words: WordRule = .normal) -> [Break] {
         guard !text.isEmpty else { return [] }
         var offsets = [Int32](repeating: 0, count: text.count + 1)
         var mandatory = [UInt8](repeating: 0, count: text.count + 1)
-        var locale = locale(for: language)
-        let keywords = [("lb", strictness.rawValue), ("lw", words.rawValue)].filter { !$0.1.isEmpty }.map { "\($0.0)=\($0.1)" }
-        if !keywords.isEmpty { locale += "@" + keywords.joined(separator: ";") }
+        let locale = locale(for: language, strictness: strictness, words: words)
         let count = text.withUnsafeBufferPointer { units in
             quire_line_breaks(units.baseAddress, Int32(units.count), locale, &offsets, &mandatory, Int32(text.count + 1))
         }

@@ -11,6 +11,10 @@
 int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *locale,
                           int32_t *offsets, uint8_t *mandatory, int32_t capacity);
 
+/// The same opportunities as flags: sets `flags[offset]` to 1 for each break offset (`flags` holds
+/// length + 1 bytes). Returns the number of breaks, or -1 on an ICU error.
+int32_t quire_line_break_flags(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags);
+
 /// The ICU script code (UScriptCode) of a code point: 0 common, 1 inherited, 25 Latin, 17 Han, …
 int32_t quire_script(uint32_t codepoint);
 
