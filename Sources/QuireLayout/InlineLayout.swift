@@ -72,6 +72,8 @@ final class InlineLayout {
         var width: Double = 0
         /// A hyphenation point follows this segment (inside the same word).
         var hyphenAfter = false
+        /// A piece of a word split at its hyphenation points (never split again).
+        var fragment = false
     }
 
     struct Metrics {
@@ -291,75 +293,128 @@ final class InlineLayout {
         }
     }
 
-    /// Splits words at hyphenation points (soft hyphens always, dictionary points with `hyphens: auto`).
-    func hyphenated(_ segments: [Segment], _ paragraph: Paragraph) -> [Segment] {
+    /// The id of the language that hyphenates text of a style by dictionary, or -1: foreign phrases
+    /// inside a paragraph are not hyphenated, so only the paragraph's own language loads a
+    /// dictionary (German's takes seconds to load for a handful of words).
+    func hyphenationLanguageID(style: Int, paragraphLanguage: String?) -> Int {
+        guard hyphenate, styles[style].hyphens == .auto, let language = styles[style].language ?? bookLanguage, language == paragraphLanguage
+        else { return -1 }
+        return caches.worker.languageID(language)
+    }
+
+    /// Dictionary hyphenation points of a word (offsets into the paragraph): the letters of the
+    /// word are hyphenated, punctuation around them is left alone.
+    func dictionaryPoints(_ segment: Segment, _ paragraph: Paragraph, languageID: Int, language: String) -> [Int] {
+        let units = paragraph.text[segment.start..<segment.end]
+        guard units.count >= Hyphenator.minimumWordLength else { return [] }
+        let leading = units.prefix { !Self.isLetterUnit($0) }.count
+        let trailing = units.reversed().prefix { !Self.isLetterUnit($0) }.count
+        guard leading + trailing < units.count else { return [] }
+        let coreStart = segment.start + leading
+        let core = paragraph.text[coreStart..<(segment.end - trailing)]
+        let key = TextKey(core, tag: languageID)
+        let found: [Int]
+        if let cached = caches.worker.hyphenation[key] {
+            found = cached
+        } else {
+            found = services.hyphenator.points(in: String(decoding: Array(core), as: UTF16.self), language: language)
+            caches.worker.hyphenation[key.detached] = found
+        }
+        return found.map { coreStart + $0 }
+    }
+
+    /// A word's pieces between hyphenation points (each but the last followed by a hyphen).
+    func fragments(of segment: Segment, at points: [Int]) -> [Segment] {
+        var result: [Segment] = []
+        var start = segment.start
+        for point in points where point > start && point < segment.end {
+            var part = segment
+            part.start = start
+            part.end = point
+            part.width = 0
+            part.hyphenAfter = true
+            part.fragment = true
+            result.append(part)
+            start = point
+        }
+        var last = segment
+        last.start = start
+        last.width = 0
+        last.fragment = true
+        result.append(last)
+        return result
+    }
+
+    /// Splits words at hyphenation points: soft hyphens always; dictionary points with
+    /// `hyphens: auto` when `dictionary` (total fit weighs every point; greedy lines ask for the
+    /// points of the one word that overflows, through `splitOverflowing`).
+    func hyphenated(_ segments: [Segment], _ paragraph: Paragraph, dictionary: Bool) -> [Segment] {
         let hasSoftHyphens = paragraph.text.contains(0xAD)
-        // Foreign phrases inside a paragraph are not hyphenated: only the paragraph's own language
-        // loads a dictionary (German's takes seconds to load for a handful of words).
+        guard hasSoftHyphens || (dictionary && hyphenate) else { return segments }
         let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
         var languageStyle = -1
         var languageID = -1
         var result: [Segment] = []
         result.reserveCapacity(segments.count + segments.count / 4)
         for segment in segments {
-            let hyphens = styles[segment.style].hyphens
-            guard segment.kind == .text, hyphens != .none, segment.end - segment.start >= 2 else {
+            guard segment.kind == .text, styles[segment.style].hyphens != .none, segment.end - segment.start >= 2 else {
                 result.append(segment)
                 continue
             }
             var points: [Int] = []
-            let units = paragraph.text[segment.start..<segment.end]
             if hasSoftHyphens {
+                let units = paragraph.text[segment.start..<segment.end]
                 for (offset, unit) in units.enumerated() where unit == 0xAD && offset > 0 { points.append(segment.start + offset + 1) }
             }
-            if segment.style != languageStyle {
-                // The style's hyphenation language, found once per run of one style.
-                languageStyle = segment.style
-                let wordLanguage = styles[segment.style].language ?? bookLanguage
-                if let language = wordLanguage, language == paragraphLanguage {
-                    languageID = caches.worker.languageID(language)
-                } else {
-                    languageID = -1
+            if points.isEmpty && dictionary {
+                if segment.style != languageStyle {
+                    languageStyle = segment.style
+                    languageID = hyphenationLanguageID(style: segment.style, paragraphLanguage: paragraphLanguage)
+                }
+                if languageID >= 0, let language = paragraphLanguage {
+                    points = dictionaryPoints(segment, paragraph, languageID: languageID, language: language)
                 }
             }
-            if points.isEmpty, hyphens == .auto, hyphenate, languageID >= 0, units.count >= Hyphenator.minimumWordLength {
-                // Hyphenate the letters of the word, leaving punctuation around it alone.
-                let leading = units.prefix { !Self.isLetterUnit($0) }.count
-                let trailing = units.reversed().prefix { !Self.isLetterUnit($0) }.count
-                if leading + trailing < units.count {
-                    let coreStart = segment.start + leading
-                    let core = paragraph.text[coreStart..<(segment.end - trailing)]
-                    let key = TextKey(core, tag: languageID)
-                    let found: [Int]
-                    if let cached = caches.worker.hyphenation[key] {
-                        found = cached
-                    } else {
-                        found = services.hyphenator.points(in: String(decoding: Array(core), as: UTF16.self), language: paragraphLanguage!)
-                        caches.worker.hyphenation[key.detached] = found
-                    }
-                    points = found.map { coreStart + $0 }
-                }
-            }
-            guard !points.isEmpty else {
+            if points.isEmpty {
                 result.append(segment)
-                continue
+            } else {
+                result += fragments(of: segment, at: points)
             }
-            var start = segment.start
-            for point in points where point > start && point < segment.end {
-                var part = segment
-                part.start = start
-                part.end = point
-                part.width = 0
-                part.hyphenAfter = true
-                result.append(part)
-                start = point
-            }
-            var last = segment
-            last.start = start
-            last.width = 0
-            result.append(last)
         }
         return result
+    }
+
+    /// For greedy breaking: the fragments of the word at `itemIndex` that overflows its line, as
+    /// break items (boxes with flagged hyphen penalties between them), or nil when it has no
+    /// dictionary points. The new segments are appended; `itemSegment` is updated to match.
+    func splitOverflowing(
+        _ itemIndex: Int, segments: inout [Segment], itemSegment: inout [Int], paragraph: Paragraph
+    ) -> [BreakItem]? {
+        let index = itemSegment[itemIndex]
+        guard index >= 0 else { return nil }
+        let segment = segments[index]
+        guard segment.kind == .text, !segment.fragment, segment.end - segment.start >= Hyphenator.minimumWordLength else { return nil }
+        let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
+        let languageID = hyphenationLanguageID(style: segment.style, paragraphLanguage: paragraphLanguage)
+        guard languageID >= 0, let language = paragraphLanguage else { return nil }
+        let points = dictionaryPoints(segment, paragraph, languageID: languageID, language: language)
+        guard !points.isEmpty else { return nil }
+        var parts = fragments(of: segment, at: points)
+        measure(&parts, paragraph)
+        var items: [BreakItem] = []
+        var owners: [Int] = []
+        for (number, part) in parts.enumerated() {
+            if number > 0 {
+                let previous = parts[number - 1]
+                items.append(.penalty(width: hyphenWidth(previous.style, face: face(previous.face)), penalty: 50, flagged: true))
+                owners.append(-1)
+            }
+            segments.append(part)
+            items.append(.box(width: part.width))
+            owners.append(segments.count - 1)
+        }
+        itemSegment.replaceSubrange(itemIndex...itemIndex, with: owners)
+        return items
     }
 
     func measure(_ segments: inout [Segment], _ paragraph: Paragraph) {
@@ -737,15 +792,26 @@ final class InlineLayout {
             measure(&segments, paragraph)
         }
 
-        // Hyphenation points are offered up front: total fit then weighs them against loose lines
-        // (a TeX-like first pass without them measured looser spacing on Moby-Dick).
-        let split = hyphenated(segments, paragraph)
+        // Justified text is offered every hyphenation point up front: total fit then weighs them
+        // against loose lines (a TeX-like first pass without them measured looser spacing on
+        // Moby-Dick). Greedy lines only break inside the word that overflows, so only that word
+        // is hyphenated, when the line breaker meets it.
+        let split = hyphenated(segments, paragraph, dictionary: justify)
         if split.count != segments.count {
             segments = split
             measure(&segments, paragraph)
         }
-        let (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
-        let breaks = justify ? LineBreaker.breakLines(items, lineWidth: lineWidth) : LineBreaker.greedy(items, lineWidth: lineWidth)
+        var (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
+        let breaks: LineBreaks
+        if justify {
+            breaks = LineBreaker.breakLines(items, lineWidth: lineWidth)
+        } else if hyphenate {
+            breaks = LineBreaker.greedy(&items, lineWidth: lineWidth) { index in
+                self.splitOverflowing(index, segments: &segments, itemSegment: &itemSegment, paragraph: paragraph)
+            }
+        } else {
+            breaks = LineBreaker.greedy(items, lineWidth: lineWidth)
+        }
 
         if justify { recordSpacing(items, breaks) }
         var lines: [LineBox] = []

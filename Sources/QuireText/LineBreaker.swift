@@ -217,6 +217,17 @@ public enum LineBreaker {
     /// First fit: each line takes as much as fits; a break at a hyphenation point only when the
     /// next word does not fit whole. A box wider than the line overflows rather than vanishing.
     public static func greedy(_ items: [BreakItem], lineWidth: (Int) -> Double) -> LineBreaks {
+        var items = items
+        return greedy(&items, lineWidth: lineWidth, split: nil)
+    }
+
+    /// Greedy breaking that hyphenates lazily: when a box does not fit, `split` may replace it by
+    /// its fragments (boxes with flagged penalties between them), and the line is scanned on from
+    /// the first fragment. Greedy lines only ever break inside the word that overflows, so the
+    /// other words need no hyphenation: a dictionary lookup per line instead of per word, and
+    /// whole words keep their own widths (the widths they are drawn with) instead of the sum of
+    /// their fragments'.
+    public static func greedy(_ items: inout [BreakItem], lineWidth: (Int) -> Double, split: ((Int) -> [BreakItem]?)?) -> LineBreaks {
         var breaks: [Int] = []
         var ratios: [Double] = []
         var lineStart = 0
@@ -235,6 +246,10 @@ public enum LineBreaker {
                 let item = items[index]
                 switch item {
                 case .box(let w):
+                    if width + w > target, let split, let fragments = split(index) {
+                        items.replaceSubrange(index...index, with: fragments)
+                        continue
+                    }
                     if width + w > target && lastBreak != nil {
                         chosen = lastBreak
                     } else {
