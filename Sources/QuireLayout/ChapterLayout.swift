@@ -81,8 +81,9 @@ public final class BookLayout: @unchecked Sendable {
         let results = ResultBox(count: indices.count)
         let next = Counter()
         let workers = max(1, min(jobs, indices.count))
+        let shaping = SharedShaping()
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let worker = LayoutWorker(drawing: buildItems)
+            let worker = LayoutWorker(drawing: buildItems, shared: shaping)
             while true {
                 let slot = next.take()
                 guard slot < indices.count else { break }

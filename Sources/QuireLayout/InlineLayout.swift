@@ -1150,7 +1150,8 @@ public final class LayoutWorker {
     private var languages: [String: Int] = [:]
 
     /// `drawing`: pages will be painted, so shaped words are kept for drawing their lines.
-    public init(drawing: Bool = true) { shaper = Shaper(keepsGlyphs: drawing) }
+    /// `shared`: what the book's other workers have measured.
+    public init(drawing: Bool = true, shared: SharedShaping = SharedShaping()) { shaper = Shaper(keepsGlyphs: drawing, shared: shared) }
 
     func languageID(_ language: String) -> Int {
         if let id = languages[language] { return id }

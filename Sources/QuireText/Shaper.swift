@@ -1,5 +1,6 @@
 import CHarfBuzz
 import Foundation
+import Synchronization
 import QuireStyle
 
 /// One positioned glyph. Advances and offsets are in px at the run's size; `cluster` is the UTF-16
@@ -58,13 +59,45 @@ public struct ShapingParameters: Hashable, Sendable {
     }
 }
 
+/// What all layout workers of one book share about shaping: parameter ids (so a word's key means
+/// the same in every worker) and the widths of words measured so far, so two workers do not shape
+/// the same words twice. A worker asks here only when its own table misses; a width is a pure
+/// function of its key, so what is found here never depends on which worker measured it first.
+public final class SharedShaping: Sendable {
+    private let registry = Mutex<(ids: [ShapingParameters: Int], list: [ShapingParameters])>(([:], []))
+    private let widths = Mutex(WidthTable())
+
+    public init() {}
+
+    func id(for parameters: ShapingParameters) -> Int {
+        registry.withLock { registry in
+            if let id = registry.ids[parameters] { return id }
+            registry.list.append(parameters)
+            registry.ids[parameters] = registry.list.count - 1
+            return registry.list.count - 1
+        }
+    }
+
+    func parameters(_ id: Int) -> ShapingParameters { registry.withLock { $0.list[id] } }
+
+    func width(_ key: TextKey) -> (advance: Double, missing: Bool)? { widths.withLock { $0.find(key) } }
+
+    func store(_ key: TextKey, advance: Double, missing: Bool) {
+        widths.withLock { table in
+            if table.find(key) == nil { table.insert(key, advance: advance, missing: missing) }
+        }
+    }
+}
+
 /// HarfBuzz shaping with a cache of shaped words: a novel repeats the same few thousand words,
 /// so each distinct (face, size, features, direction, text) is shaped once per cache.
 /// A cache belongs to one worker thread (no locking); results do not depend on the cache.
 public final class Shaper {
-    /// Parameters are interned to small ids so a cache lookup hashes only the text.
+    /// Parameters are interned to small ids (shared by the book's workers) so a cache lookup
+    /// hashes only the text.
+    private let shared: SharedShaping
     private var parameterIDs: [ShapingParameters: Int] = [:]
-    private var parameters: [ShapingParameters] = []
+    private var parameters: [Int: ShapingParameters] = [:]
     private var cache: [TextKey: ShapedText] = [:]
     private var widths = WidthTable()
     private let buffer: OpaquePointer
@@ -76,8 +109,9 @@ public final class Shaper {
     /// Whether measured words keep their shaped glyphs for drawing (off for map-only layout).
     public let keepsGlyphs: Bool
 
-    public init(keepsGlyphs: Bool = true) {
+    public init(keepsGlyphs: Bool = true, shared: SharedShaping = SharedShaping()) {
         self.keepsGlyphs = keepsGlyphs
+        self.shared = shared
         buffer = hb_buffer_create()
     }
 
@@ -87,10 +121,17 @@ public final class Shaper {
 
     public func parameterID(_ parameters: ShapingParameters) -> Int {
         if let id = parameterIDs[parameters] { return id }
-        let id = self.parameters.count
-        self.parameters.append(parameters)
+        let id = shared.id(for: parameters)
+        self.parameters[id] = parameters
         parameterIDs[parameters] = id
         return id
+    }
+
+    private func parameters(_ id: Int) -> ShapingParameters {
+        if let known = parameters[id] { return known }
+        let found = shared.parameters(id)
+        parameters[id] = found
+        return found
     }
 
     public func shape(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> ShapedText {
@@ -111,9 +152,14 @@ public final class Shaper {
             return (known.advance, known.missing)
         }
         misses += 1
+        if !keepsGlyphs, let known = shared.width(key) {
+            widths.insert(key, advance: known.advance, missing: known.missing)
+            return (known.advance, known.missing)
+        }
         // Painting shapes the same words again: keep their glyphs then; map-only layout does not.
-        let shaped = keepsGlyphs ? shape(text, parameterID: parameterID) : cache[key] ?? shapeUncached(text, parameters[parameterID])
+        let shaped = keepsGlyphs ? shape(text, parameterID: parameterID) : cache[key] ?? shapeUncached(text, parameters(parameterID))
         widths.insert(key, advance: shaped.advance, missing: shaped.hasMissingGlyphs)
+        if !keepsGlyphs { shared.store(key, advance: shaped.advance, missing: shaped.hasMissingGlyphs) }
         return (shaped.advance, shaped.hasMissingGlyphs)
     }
 
@@ -125,7 +171,7 @@ public final class Shaper {
             return cached
         }
         misses += 1
-        let shaped = shapeUncached(text, parameters[parameterID])
+        let shaped = shapeUncached(text, parameters(parameterID))
         if cache.count >= Shaper.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
         // Keys are copied so the cache never keeps a whole paragraph's text alive.
         cache[key.detached] = shaped
