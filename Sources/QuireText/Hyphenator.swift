@@ -106,17 +106,18 @@ public final class Hyphenator: @unchecked Sendable {
             let dictionary = dictionary(for: language)
         else { return [] }
         // libhyphen works on the dictionary's encoding (UTF-8 for every Debian dictionary) and wants lowercase.
-        let lowered = Array(word.lowercased().utf8)
+        let lowercased = word.lowercased()
+        let lowered = Array(lowercased.utf8)
         guard lowered.count < 1000, let hyphens = hyphenFlags(lowered, dictionary) else { return [] }
         // Map byte positions (hyphen after byte i) to UTF-16 offsets, honouring the minimum fragments.
         var points: [Int] = []
         var byteIndex = 0
         var utf16Offset = 0
         var scalarIndex = 0
-        let lowerScalars = Array(word.lowercased().unicodeScalars)
+        let lowerScalars = Array(lowercased.unicodeScalars)
         guard lowerScalars.count == scalars.count else { return [] }
         for scalar in lowerScalars {
-            let byteLength = String(scalar).utf8.count
+            let byteLength = scalar.utf8.count
             byteIndex += byteLength
             utf16Offset += scalar.utf16.count
             scalarIndex += 1
