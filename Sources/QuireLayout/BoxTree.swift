@@ -162,11 +162,23 @@ struct BoxTreeBuilder {
         self.styles = styles
     }
 
+    /// The indices interned last: consecutive text nodes nearly always repeat one of a few styles,
+    /// and comparing two styles costs far less than hashing one.
+    private var recentStyles: [Int] = []
+
     mutating func intern(_ style: ComputedStyle) -> Int {
-        if let index = styleIndex[style] { return index }
-        styleTable.append(style)
-        styleIndex[style] = styleTable.count - 1
-        return styleTable.count - 1
+        for index in recentStyles where styleTable[index] == style { return index }
+        let index: Int
+        if let known = styleIndex[style] {
+            index = known
+        } else {
+            styleTable.append(style)
+            index = styleTable.count - 1
+            styleIndex[style] = index
+        }
+        if recentStyles.count == 4 { recentStyles.removeFirst() }
+        recentStyles.append(index)
+        return index
     }
 
     /// The body as a block (or an empty block when there is no body).
