@@ -157,10 +157,16 @@ public final class Shaper {
             return (known.advance, known.missing)
         }
         // Painting shapes the same words again: keep their glyphs then; map-only layout does not.
-        let shaped = keepsGlyphs ? shape(text, parameterID: parameterID) : cache[key] ?? shapeUncached(text, parameters(parameterID))
-        widths.insert(key, advance: shaped.advance, missing: shaped.hasMissingGlyphs)
-        if !keepsGlyphs { shared.store(key, advance: shaped.advance, missing: shaped.hasMissingGlyphs) }
-        return (shaped.advance, shaped.hasMissingGlyphs)
+        let measured: (advance: Double, missing: Bool)
+        if keepsGlyphs {
+            let shaped = shape(text, parameterID: parameterID)
+            measured = (shaped.advance, shaped.hasMissingGlyphs)
+        } else {
+            measured = measureUncached(text, parameters(parameterID))
+            shared.store(key, advance: measured.advance, missing: measured.missing)
+        }
+        widths.insert(key, advance: measured.advance, missing: measured.missing)
+        return (measured.advance, measured.missing)
     }
 
     public func shape(_ text: ArraySlice<UInt16>, parameterID: Int) -> ShapedText {
@@ -178,7 +184,8 @@ public final class Shaper {
         return shaped
     }
 
-    private func shapeUncached(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> ShapedText {
+    /// Runs HarfBuzz over the text into the shaper's buffer.
+    private func runHarfBuzz(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) {
         hb_buffer_clear_contents(buffer)
         text.withUnsafeBufferPointer { units in
             hb_buffer_add_utf16(buffer, units.baseAddress, Int32(units.count), 0, Int32(units.count))
@@ -192,6 +199,10 @@ public final class Shaper {
             hb_feature_t(tag: hb_tag_from_string(feature.tag, -1), value: feature.value, start: 0, end: UInt32.max)
         }
         hb_shape(parameters.face.hbFont, buffer, &features, UInt32(features.count))
+    }
+
+    private func shapeUncached(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> ShapedText {
+        runHarfBuzz(text, parameters)
         var count: UInt32 = 0
         let infos = hb_buffer_get_glyph_infos(buffer, &count)!
         let positions = hb_buffer_get_glyph_positions(buffer, &count)!
@@ -209,5 +220,22 @@ public final class Shaper {
                     yOffset: Float(Double(positions[index].y_offset) * scale)))
         }
         return ShapedText(glyphs: glyphs, advance: advance)
+    }
+
+    /// The advance alone (summed as `shapeUncached` sums it) and whether a glyph is missing: map-only
+    /// layout keeps no glyphs, so none are built.
+    private func measureUncached(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> (advance: Double, missing: Bool) {
+        runHarfBuzz(text, parameters)
+        var count: UInt32 = 0
+        let infos = hb_buffer_get_glyph_infos(buffer, &count)!
+        let positions = hb_buffer_get_glyph_positions(buffer, &count)!
+        let scale = parameters.size / parameters.face.unitsPerEm
+        var advance = 0.0
+        var missing = false
+        for index in 0..<Int(count) {
+            advance += Double(positions[index].x_advance) * scale
+            missing = missing || infos[index].codepoint == 0
+        }
+        return (advance, missing)
     }
 }
