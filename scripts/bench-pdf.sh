@@ -10,7 +10,7 @@ if [ ! -d "$CORPUS" ]; then
   echo "bench-pdf: corpus not found at $CORPUS (set QUIRE_CORPUS); nothing to measure" >&2
   exit 0
 fi
-[ -x "$QUIRE" ] || swift build -c release -j 1
+[ -x "$QUIRE" ] || swift build -c release --static-swift-stdlib -j 1
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
