@@ -31,6 +31,14 @@ struct FullStyle: Hashable {
     var counterIncrement: [CounterOp] = []
     var counterSet: [CounterOp] = []
 
+    /// The computed record's hash, plus whether generated content differs: equality compares the rest.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(style)
+        hasher.combine(content == nil)
+        hasher.combine(counterReset.count)
+        hasher.combine(counterIncrement.count)
+    }
+
     func inheritedForChild() -> FullStyle {
         var child = FullStyle()
         child.style = style.inheritedForChild()

@@ -284,6 +284,25 @@ public struct ComputedStyle: Sendable, Hashable {
     }
 
     /// The used line height in CSS px for a font whose "normal" line spacing is `normalFactor` × size.
+    /// Styles are interned by value many times per chapter, and hashing every field (strings,
+    /// arrays, 80 of them) cost more than the lookups: the hash takes the fields that tell a book's
+    /// styles apart; equality still compares all of them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(display)
+        hasher.combine(fontSize)
+        hasher.combine(fontWeight)
+        hasher.combine(fontStyle)
+        hasher.combine(fontVariantCaps)
+        hasher.combine(textAlign)
+        hasher.combine(textIndent)
+        hasher.combine(margin)
+        hasher.combine(color)
+        hasher.combine(whiteSpace)
+        hasher.combine(verticalAlign)
+        hasher.combine(hyphens)
+        hasher.combine(fontFamilies.first)
+    }
+
     public func lineHeightPx(normalFactor: Double = 1.2) -> Double {
         switch lineHeight {
         case .normal: return fontSize * normalFactor
