@@ -54,7 +54,7 @@ struct FullStyle: Hashable {
     }
 }
 
-struct IndexedRule {
+struct IndexedRule: Sendable {
     var selector: ComplexSelector
     var block: Int32
     var origin: Origin
@@ -79,35 +79,18 @@ struct CascadeKey: Hashable {
     var isRoot: Bool
 }
 
-final class Cascade {
-    let tree: XMLTree
-    let table: ElementTable
-    let environment: StyleEnvironment
-    let styleAttributes: Bool
+/// A set of sheets' rules in cascade order, bucketed by their rightmost id, class, tag or
+/// attribute: the same for every document that links the same sheets, so it is built once per set.
+struct RuleIndex: Sendable {
     var rules: [IndexedRule] = []
     var blocks: [DeclarationBlock] = []
     var byID: [String: [Int32]] = [:]
     var byClass: [String: [Int32]] = [:]
     var byTag: [String: [Int32]] = [:]
-    /// Rules whose rightmost compound has only attribute tests, by attribute name.
     var byAttribute: [String: [Int32]] = [:]
     var universal: [Int32] = []
 
-    var fullStyles: [FullStyle] = []
-    var fullIndex: [FullStyle: Int32] = [:]
-    var cache: [CascadeKey: CascadeResult] = [:]
-    var styleAttributeBlocks: [String: DeclarationBlock] = [:]
-    let fontScale: Double
-    var rootFontSize: Double
-    static let initialFull = FullStyle()
-
-    init(tree: XMLTree, sheets: [(StyleSheet, Origin)], environment: StyleEnvironment, styleAttributes: Bool) {
-        self.tree = tree
-        self.environment = environment
-        self.styleAttributes = styleAttributes
-        table = ElementTable(tree: tree, bookLanguage: environment.bookLanguage)
-        fontScale = environment.overrides.fontSizePt.map { max(1, $0) * 96 / 72 / 16 } ?? 1
-        rootFontSize = 16 * fontScale
+    init(sheets: [(StyleSheet, Origin)]) {
         // Global cascade order: origin, then specificity, then source order; rule ids follow it.
         var all: [(UInt64, IndexedRule)] = []
         var order: UInt64 = 0
@@ -137,6 +120,49 @@ final class Cascade {
                 universal.append(id)
             }
         }
+    }
+}
+
+final class Cascade {
+    let tree: XMLTree
+    let table: ElementTable
+    let environment: StyleEnvironment
+    let styleAttributes: Bool
+    var rules: [IndexedRule] = []
+    var blocks: [DeclarationBlock] = []
+    var byID: [String: [Int32]] = [:]
+    var byClass: [String: [Int32]] = [:]
+    var byTag: [String: [Int32]] = [:]
+    /// Rules whose rightmost compound has only attribute tests, by attribute name.
+    var byAttribute: [String: [Int32]] = [:]
+    var universal: [Int32] = []
+
+    var fullStyles: [FullStyle] = []
+    var fullIndex: [FullStyle: Int32] = [:]
+    var cache: [CascadeKey: CascadeResult] = [:]
+    var styleAttributeBlocks: [String: DeclarationBlock] = [:]
+    let fontScale: Double
+    var rootFontSize: Double
+    static let initialFull = FullStyle()
+
+    convenience init(tree: XMLTree, sheets: [(StyleSheet, Origin)], environment: StyleEnvironment, styleAttributes: Bool) {
+        self.init(tree: tree, index: RuleIndex(sheets: sheets), environment: environment, styleAttributes: styleAttributes)
+    }
+
+    init(tree: XMLTree, index: RuleIndex, environment: StyleEnvironment, styleAttributes: Bool) {
+        self.tree = tree
+        self.environment = environment
+        self.styleAttributes = styleAttributes
+        table = ElementTable(tree: tree, bookLanguage: environment.bookLanguage)
+        fontScale = environment.overrides.fontSizePt.map { max(1, $0) * 96 / 72 / 16 } ?? 1
+        rootFontSize = 16 * fontScale
+        rules = index.rules
+        blocks = index.blocks
+        byID = index.byID
+        byClass = index.byClass
+        byTag = index.byTag
+        byAttribute = index.byAttribute
+        universal = index.universal
     }
 
     // MARK: Matching

@@ -103,9 +103,19 @@ public final class StyleEngine: Sendable {
         var environment: StyleEnvironment
     }
 
+    /// One sheet of a rule index's list: its key (nil for the user-agent sheet) and origin.
+    struct IndexKey: Hashable {
+        var sheet: SheetKey?
+        var origin: Origin
+    }
+
     /// Parsed stylesheets shared by the documents of a book (War and Peace links one sheet 393 times).
     private let sheetCache = Mutex<[SheetKey: StyleSheet]>([:])
     static let maxCachedSheets = 256
+    /// Rule indexes by the sheets (and origins) they were built from: a book's chapters mostly link
+    /// the same sheets, and building the index was a few percent of layout.
+    private let indexCache = Mutex<[[IndexKey]: RuleIndex]>([:])
+    static let maxCachedIndexes = 64
 
     static let userAgentSheet: StyleSheet = {
         var compiler = SheetCompiler(environment: StyleEnvironment(), loadResource: { _ in nil })
@@ -125,8 +135,12 @@ public final class StyleEngine: Sendable {
     }
 
     func sheet(bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?) -> StyleSheet {
+        keyedSheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource).sheet
+    }
+
+    func keyedSheet(bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?) -> (sheet: StyleSheet, key: SheetKey) {
         let key = SheetKey(path: path, hash: StyleEngine.fnv1a(bytes), count: bytes.count, environment: environment)
-        if let cached = sheetCache.withLock({ $0[key] }) { return cached }
+        if let cached = sheetCache.withLock({ $0[key] }) { return (cached, key) }
         let sheet = withoutActuallyEscaping(loadResource) { load in
             var compiler = SheetCompiler(environment: environment, loadResource: load)
             compiler.compile(bytes: bytes, path: path)
@@ -136,7 +150,19 @@ public final class StyleEngine: Sendable {
             if cache.count >= StyleEngine.maxCachedSheets { cache.removeAll() }
             cache[key] = sheet
         }
-        return sheet
+        return (sheet, key)
+    }
+
+    /// The rule index of a list of sheets, built once per distinct list (user and author sheets
+    /// are keyed by path, content and environment).
+    func ruleIndex(_ sheets: [(StyleSheet, Origin)], keys: [IndexKey]) -> RuleIndex {
+        if let cached = indexCache.withLock({ $0[keys] }) { return cached }
+        let index = RuleIndex(sheets: sheets)
+        indexCache.withLock { cache in
+            if cache.count >= StyleEngine.maxCachedIndexes { cache.removeAll() }
+            cache[keys] = index
+        }
+        return index
     }
 
     /// Styles for every element of `document`. `loadResource(archivePath)` returns a stylesheet's
@@ -145,14 +171,19 @@ public final class StyleEngine: Sendable {
         document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?
     ) -> DocumentStyles {
         var sheets: [(StyleSheet, Origin)] = [(StyleEngine.userAgentSheet, .userAgent)]
+        var keys = [IndexKey(sheet: nil, origin: .userAgent)]
         var warnings: [Warning] = []
         if let userCSS = environment.overrides.userCSS {
-            sheets.append((sheet(bytes: Array(userCSS.utf8), path: "user.css", environment: environment, loadResource: { _ in nil }), .user))
+            let user = keyedSheet(bytes: Array(userCSS.utf8), path: "user.css", environment: environment, loadResource: { _ in nil })
+            sheets.append((user.sheet, .user))
+            keys.append(IndexKey(sheet: user.key, origin: .user))
         }
         let publisher = !environment.overrides.noPublisherStyles
         if publisher {
             for (bytes, path) in StyleEngine.authorSheets(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, warnings: &warnings) {
-                sheets.append((sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource), .author))
+                let author = keyedSheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource)
+                sheets.append((author.sheet, .author))
+                keys.append(IndexKey(sheet: author.key, origin: .author))
             }
         }
         var fontFaces: [FontFaceRule] = []
@@ -162,7 +193,7 @@ public final class StyleEngine: Sendable {
             if let page = sheet.pageRule { pageRule = StyleEngine.merge(pageRule, page) }
         }
         for (sheet, _) in sheets { warnings += sheet.warnings }
-        let cascade = Cascade(tree: document, sheets: sheets, environment: environment, styleAttributes: publisher)
+        let cascade = Cascade(tree: document, index: ruleIndex(sheets, keys: keys), environment: environment, styleAttributes: publisher)
         return cascade.run(fontFaces: fontFaces, warnings: warnings, pageRule: pageRule)
     }
 
