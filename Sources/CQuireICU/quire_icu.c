@@ -9,50 +9,57 @@
 static __thread UBreakIterator *cached_iterator = NULL;
 static __thread char cached_locale[32] = {0};
 
-int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *locale,
-                          int32_t *offsets, uint8_t *mandatory, int32_t capacity) {
+/// The thread's line-break iterator for `locale`, set on `text` (NULL on an ICU error). Callers
+/// iterate from ubrk_first and then call release_line_iterator.
+static UBreakIterator *line_iterator(const uint16_t *text, int32_t length, const char *locale) {
     UErrorCode status = U_ZERO_ERROR;
     const char *wanted = locale ? locale : "";
     if (cached_iterator == NULL || strncmp(cached_locale, wanted, sizeof(cached_locale) - 1) != 0) {
         if (cached_iterator) ubrk_close(cached_iterator);
         cached_iterator = ubrk_open(UBRK_LINE, wanted, NULL, 0, &status);
-        if (U_FAILURE(status)) { cached_iterator = NULL; return -1; }
+        if (U_FAILURE(status)) { cached_iterator = NULL; return NULL; }
         strncpy(cached_locale, wanted, sizeof(cached_locale) - 1);
     }
     ubrk_setText(cached_iterator, (const UChar *)text, length, &status);
-    if (U_FAILURE(status)) return -1;
+    return U_FAILURE(status) ? NULL : cached_iterator;
+}
+
+/// Leaves no pointer into the caller's buffer behind.
+static void release_line_iterator(UBreakIterator *iterator) {
+    UErrorCode status = U_ZERO_ERROR;
+    ubrk_setText(iterator, NULL, 0, &status);
+}
+
+int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *locale,
+                          int32_t *offsets, uint8_t *mandatory, int32_t capacity) {
+    UBreakIterator *iterator = line_iterator(text, length, locale);
+    if (!iterator) return -1;
     int32_t count = 0;
-    ubrk_first(cached_iterator);
-    for (int32_t position = ubrk_next(cached_iterator); position != UBRK_DONE; position = ubrk_next(cached_iterator)) {
-        if (count >= capacity) return -1;
-        int32_t rule = ubrk_getRuleStatus(cached_iterator);
+    ubrk_first(iterator);
+    for (int32_t position = ubrk_next(iterator); position != UBRK_DONE; position = ubrk_next(iterator)) {
+        if (count >= capacity) {
+            release_line_iterator(iterator);
+            return -1;
+        }
+        int32_t rule = ubrk_getRuleStatus(iterator);
         offsets[count] = position;
         mandatory[count] = (rule >= UBRK_LINE_HARD && rule < UBRK_LINE_HARD_LIMIT) ? 1 : 0;
         count++;
     }
-    // Leave no pointer into the caller's buffer behind.
-    ubrk_setText(cached_iterator, NULL, 0, &status);
+    release_line_iterator(iterator);
     return count;
 }
 
 int32_t quire_line_break_flags(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags) {
-    UErrorCode status = U_ZERO_ERROR;
-    const char *wanted = locale ? locale : "";
-    if (cached_iterator == NULL || strncmp(cached_locale, wanted, sizeof(cached_locale) - 1) != 0) {
-        if (cached_iterator) ubrk_close(cached_iterator);
-        cached_iterator = ubrk_open(UBRK_LINE, wanted, NULL, 0, &status);
-        if (U_FAILURE(status)) { cached_iterator = NULL; return -1; }
-        strncpy(cached_locale, wanted, sizeof(cached_locale) - 1);
-    }
-    ubrk_setText(cached_iterator, (const UChar *)text, length, &status);
-    if (U_FAILURE(status)) return -1;
+    UBreakIterator *iterator = line_iterator(text, length, locale);
+    if (!iterator) return -1;
     int32_t count = 0;
-    ubrk_first(cached_iterator);
-    for (int32_t position = ubrk_next(cached_iterator); position != UBRK_DONE; position = ubrk_next(cached_iterator)) {
+    ubrk_first(iterator);
+    for (int32_t position = ubrk_next(iterator); position != UBRK_DONE; position = ubrk_next(iterator)) {
         if (position >= 0 && position <= length) flags[position] = 1;
         count++;
     }
-    ubrk_setText(cached_iterator, NULL, 0, &status);
+    release_line_iterator(iterator);
     return count;
 }
 

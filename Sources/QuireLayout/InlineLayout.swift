@@ -405,8 +405,7 @@ final class InlineLayout {
         var owners: [Int] = []
         for (number, part) in parts.enumerated() {
             if number > 0 {
-                let previous = parts[number - 1]
-                items.append(.penalty(width: hyphenWidth(previous.style, face: face(previous.face)), penalty: 50, flagged: true))
+                items.append(hyphenPenalty(after: parts[number - 1]))
                 owners.append(-1)
             }
             segments.append(part)
@@ -499,6 +498,11 @@ final class InlineLayout {
         shape([0x2D][...], style: style, face: face, rtl: false).advance
     }
 
+    /// The break inside a word after one of its fragments: a flagged penalty as wide as the hyphen.
+    func hyphenPenalty(after fragment: Segment) -> BreakItem {
+        .penalty(width: hyphenWidth(fragment.style, face: face(fragment.face)), penalty: 50, flagged: true)
+    }
+
     /// Device-pixel size of an inline replaced element.
     var containingWidth: Double { caches.containingWidth }
 
@@ -530,7 +534,7 @@ final class InlineLayout {
                 if index > 0 {
                     let previous = segments[index - 1]
                     if previous.hyphenAfter && segment.kind == .text {
-                        add(.penalty(width: hyphenWidth(previous.style, face: face(previous.face)), penalty: 50, flagged: true), -1)
+                        add(hyphenPenalty(after: previous), -1)
                     } else if previous.kind == .text || previous.kind == .atom, breakable[segment.start], styles[previous.style].whiteSpace.wraps {
                         let before = text[previous.end - 1]
                         if justify && Self.isCJK(before) && Self.isCJK(text[segment.start]) {

@@ -87,6 +87,7 @@ struct RuleIndex: Sendable {
     var byID: [String: [Int32]] = [:]
     var byClass: [String: [Int32]] = [:]
     var byTag: [String: [Int32]] = [:]
+    /// Rules whose rightmost compound has only attribute tests, by attribute name.
     var byAttribute: [String: [Int32]] = [:]
     var universal: [Int32] = []
 
@@ -128,14 +129,8 @@ final class Cascade {
     let table: ElementTable
     let environment: StyleEnvironment
     let styleAttributes: Bool
-    var rules: [IndexedRule] = []
-    var blocks: [DeclarationBlock] = []
-    var byID: [String: [Int32]] = [:]
-    var byClass: [String: [Int32]] = [:]
-    var byTag: [String: [Int32]] = [:]
-    /// Rules whose rightmost compound has only attribute tests, by attribute name.
-    var byAttribute: [String: [Int32]] = [:]
-    var universal: [Int32] = []
+    /// The rules of the document's sheets, shared with every document that links the same ones.
+    let index: RuleIndex
 
     var fullStyles: [FullStyle] = []
     var fullIndex: [FullStyle: Int32] = [:]
@@ -145,10 +140,6 @@ final class Cascade {
     var rootFontSize: Double
     static let initialFull = FullStyle()
 
-    convenience init(tree: XMLTree, sheets: [(StyleSheet, Origin)], environment: StyleEnvironment, styleAttributes: Bool) {
-        self.init(tree: tree, index: RuleIndex(sheets: sheets), environment: environment, styleAttributes: styleAttributes)
-    }
-
     init(tree: XMLTree, index: RuleIndex, environment: StyleEnvironment, styleAttributes: Bool) {
         self.tree = tree
         self.environment = environment
@@ -156,13 +147,7 @@ final class Cascade {
         table = ElementTable(tree: tree, bookLanguage: environment.bookLanguage)
         fontScale = environment.overrides.fontSizePt.map { max(1, $0) * 96 / 72 / 16 } ?? 1
         rootFontSize = 16 * fontScale
-        rules = index.rules
-        blocks = index.blocks
-        byID = index.byID
-        byClass = index.byClass
-        byTag = index.byTag
-        byAttribute = index.byAttribute
-        universal = index.universal
+        self.index = index
     }
 
     // MARK: Matching
@@ -174,23 +159,23 @@ final class Cascade {
         let e = Int(element)
         var candidates = candidateBuffer
         candidates.removeAll(keepingCapacity: true)
-        if let id = table.id[e], let list = byID[id] { candidates += list }
-        for name in table.classes[e] { if let list = byClass[name] { candidates += list } }
-        if let list = byTag[table.isHTML[e] ? table.localName[e] : table.localName[e].lowercased()] { candidates += list }
-        if !byAttribute.isEmpty, let element = tree.element(NodeID(element)) {
+        if let id = table.id[e], let list = index.byID[id] { candidates += list }
+        for name in table.classes[e] { if let list = index.byClass[name] { candidates += list } }
+        if let list = index.byTag[table.isHTML[e] ? table.localName[e] : table.localName[e].lowercased()] { candidates += list }
+        if !index.byAttribute.isEmpty, let element = tree.element(NodeID(element)) {
             var seen: [String] = []
             for attribute in element.attributes {
                 var name = SelectorMatcher.lowerASCII(attribute.name.local)
                 if let colon = name.lastIndex(of: ":") { name = String(name[name.index(after: colon)...]) }
                 if seen.contains(name) { continue }
                 seen.append(name)
-                if let list = byAttribute[name] { candidates += list }
+                if let list = index.byAttribute[name] { candidates += list }
             }
         }
-        candidates += universal
+        candidates += index.universal
         let matcher = SelectorMatcher(table: table)
         var matched: [Int32] = []
-        for id in candidates where matcher.matches(rules[Int(id)].selector, element) { matched.append(id) }
+        for id in candidates where matcher.matches(self.index.rules[Int(id)].selector, element) { matched.append(id) }
         candidateBuffer = candidates
         if matched.count > 1 {
             matched.sort()
@@ -284,24 +269,24 @@ final class Cascade {
                 any = true
             }
         }
-        let relevant = matched.filter { rules[Int($0)].selector.pseudoElement == pseudo }
+        let relevant = matched.filter { self.index.rules[Int($0)].selector.pseudoElement == pseudo }
         // Normal declarations: UA, user, hints, author, style attribute.
         var hintsDone = false
         for id in relevant {
-            let rule = rules[Int(id)]
+            let rule = self.index.rules[Int(id)]
             if rule.origin == .author && !hintsDone {
                 for decl in hints { winners[decl.property.rawValue] = decl.value }
                 hintsDone = true
             }
-            let block = blocks[Int(rule.block)]
+            let block = self.index.blocks[Int(rule.block)]
             if block.hasNormal { applyBlock(block, important: false) }
         }
         if !hintsDone { for decl in hints { winners[decl.property.rawValue] = decl.value } }
         if let styleBlock, styleBlock.hasNormal { applyBlock(styleBlock, important: false) }
         // Important declarations: author (style attribute last), then user, then UA.
         for origin in [Origin.author, .user, .userAgent] {
-            for id in relevant where rules[Int(id)].origin == origin {
-                let block = blocks[Int(rules[Int(id)].block)]
+            for id in relevant where self.index.rules[Int(id)].origin == origin {
+                let block = self.index.blocks[Int(self.index.rules[Int(id)].block)]
                 if block.hasImportant { applyBlock(block, important: true) }
             }
             if origin == .author, let styleBlock, styleBlock.hasImportant { applyBlock(styleBlock, important: true) }
@@ -778,7 +763,7 @@ final class Cascade {
                 let full = compute(winners: winners, custom: custom, parent: parent, isRoot: isRoot, language: language, pseudo: nil)
                 if isRoot { rootFontSize = full.style.fontSize }
                 var r = CascadeResult(full: intern(full))
-                let hasPseudo = matched.contains { rules[Int($0)].selector.pseudoElement != nil }
+                let hasPseudo = matched.contains { self.index.rules[Int($0)].selector.pseudoElement != nil }
                 if hasPseudo || full.style.display == .listItem {
                     for kind in [PseudoElement.before, .after, .marker, .firstLetter, .firstLine] {
                         for k in winners.indices { winners[k] = nil }

@@ -134,11 +134,9 @@ public final class StyleEngine: Sendable {
         return hash
     }
 
-    func sheet(bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?) -> StyleSheet {
-        keyedSheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource).sheet
-    }
-
-    func keyedSheet(bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?) -> (sheet: StyleSheet, key: SheetKey) {
+    /// A parsed stylesheet (from the book's cache when the same bytes were parsed before) and its
+    /// cache key, which also names it in rule-index keys.
+    func sheet(bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?) -> (sheet: StyleSheet, key: SheetKey) {
         let key = SheetKey(path: path, hash: StyleEngine.fnv1a(bytes), count: bytes.count, environment: environment)
         if let cached = sheetCache.withLock({ $0[key] }) { return (cached, key) }
         let sheet = withoutActuallyEscaping(loadResource) { load in
@@ -174,14 +172,14 @@ public final class StyleEngine: Sendable {
         var keys = [IndexKey(sheet: nil, origin: .userAgent)]
         var warnings: [Warning] = []
         if let userCSS = environment.overrides.userCSS {
-            let user = keyedSheet(bytes: Array(userCSS.utf8), path: "user.css", environment: environment, loadResource: { _ in nil })
+            let user = sheet(bytes: Array(userCSS.utf8), path: "user.css", environment: environment, loadResource: { _ in nil })
             sheets.append((user.sheet, .user))
             keys.append(IndexKey(sheet: user.key, origin: .user))
         }
         let publisher = !environment.overrides.noPublisherStyles
         if publisher {
             for (bytes, path) in StyleEngine.authorSheets(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, warnings: &warnings) {
-                let author = keyedSheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource)
+                let author = sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource)
                 sheets.append((author.sheet, .author))
                 keys.append(IndexKey(sheet: author.key, origin: .author))
             }

@@ -159,7 +159,7 @@ public final class Shaper {
         // Painting shapes the same words again: keep their glyphs then; map-only layout does not.
         let measured: (advance: Double, missing: Bool)
         if keepsGlyphs {
-            let shaped = shape(text, parameterID: parameterID)
+            let shaped = cachedShape(text, key: key, parameterID: parameterID).shaped
             measured = (shaped.advance, shaped.hasMissingGlyphs)
         } else {
             measured = measureUncached(text, parameters(parameterID))
@@ -171,17 +171,19 @@ public final class Shaper {
 
     public func shape(_ text: ArraySlice<UInt16>, parameterID: Int) -> ShapedText {
         if text.isEmpty { return .empty }
-        let key = TextKey(text, tag: parameterID)
-        if let cached = cache[key] {
-            hits += 1
-            return cached
-        }
-        misses += 1
+        let result = cachedShape(text, key: TextKey(text, tag: parameterID), parameterID: parameterID)
+        if result.wasCached { hits += 1 } else { misses += 1 }
+        return result.shaped
+    }
+
+    /// The shaped text from the cache, or shaped and cached (not counted: callers count).
+    private func cachedShape(_ text: ArraySlice<UInt16>, key: TextKey, parameterID: Int) -> (shaped: ShapedText, wasCached: Bool) {
+        if let cached = cache[key] { return (cached, true) }
         let shaped = shapeUncached(text, parameters(parameterID))
         if cache.count >= Shaper.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
         // Keys are copied so the cache never keeps a whole paragraph's text alive.
         cache[key.detached] = shaped
-        return shaped
+        return (shaped, false)
     }
 
     /// Runs HarfBuzz over the text into the shaper's buffer.
