@@ -210,7 +210,7 @@ enum RenderCommand {
                 ("missingGlyphs", .int(result.chapters.reduce(0) { $0 + $1.missingGlyphs })),
                 ("settlePasses", .int(result.chapters.reduce(0) { $0 + $1.settle.passes })),
                 ("imagesMeasured", .int(result.chapters.reduce(0) { $0 + $1.settle.measured })),
-                ("imageSizes", .object(result.chapters.flatMap { chapter in chapter.imageSizes.sorted { $0.key < $1.key }.map { ($0.key, JSON.array([.double($0.value.0), .double($0.value.1)])) } })),
+                ("imageSizes", .object(imageSizes(result.chapters).map { ($0.path, JSON.array([.double($0.size.0), .double($0.size.1)])) })),
             ])
             try Output.writeAtomically(stats.serializedBytes() + [0x0A], to: statsPath)
         }
@@ -220,6 +220,14 @@ enum RenderCommand {
                 "quire: \(pages.count) pages\(mapOnly ? "" : ", \(selection.count) painted") → \(out)/ (shaping cache hit rate \(String(format: "%.1f", hitRate))%)\n",
                 stderr)
         }
+    }
+
+    /// Each measured image once (an image used by several chapters has one size), sorted by path:
+    /// a JSON object must not repeat a key.
+    static func imageSizes(_ chapters: [ChapterLayout]) -> [(path: String, size: (Double, Double))] {
+        var sizes: [String: (Double, Double)] = [:]
+        for chapter in chapters { sizes.merge(chapter.imageSizes) { first, _ in first } }
+        return sizes.sorted { $0.key < $1.key }.map { (path: $0.key, size: $0.value) }
     }
 }
 
@@ -237,7 +245,6 @@ final class FailureBox: @unchecked Sendable {
         lock.unlock()
     }
 }
-
 
 /// A progress bar on stderr, only when it is a terminal.
 final class Progress: @unchecked Sendable {

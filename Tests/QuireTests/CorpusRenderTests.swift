@@ -43,4 +43,23 @@ final class CorpusRenderTests: XCTestCase {
             XCTAssertEqual(missingGlyphs[book] ?? [], [], "\(book) has .notdef glyphs")
         }
     }
+
+    /// `--stats` names each measured image once, even when several chapters show it (Moby-Dick's
+    /// Standard Ebooks logo is on the imprint and the colophon): a JSON object never repeats a key.
+    func testStatsNameEachImageOnce() throws {
+        let book = try TestSupport.corpusFile("standardebooks/herman-melville_moby-dick.epub")
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stats = directory.appendingPathComponent("stats.json")
+        let result = try TestSupport.quire(
+            "render", book.path, "--out", directory.appendingPathComponent("out").path, "--map-only", "--quiet", "--stats", stats.path)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let text = try String(contentsOf: stats, encoding: .utf8)
+        XCTAssertEqual(text.components(separatedBy: "\"epub/images/logo.svg\"").count - 1, 1, text)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let sizes = try XCTUnwrap(object["imageSizes"] as? [String: [Double]])
+        XCTAssertEqual(sizes["epub/images/logo.svg"], [220, 140])
+        XCTAssertEqual(object["imagesMeasured"] as? Int, 4, "four measurements, three distinct images")
+        XCTAssertEqual(sizes.count, 3)
+    }
 }

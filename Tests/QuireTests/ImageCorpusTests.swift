@@ -70,7 +70,7 @@ final class ImageCorpusTests: XCTestCase {
     }
 
     func testGhVAllImages() throws {
-        try run("idpf-epub3-samples/GhV-oeb-page.epub", minimum: 41)
+        _ = try run("idpf-epub3-samples/GhV-oeb-page.epub", minimum: 41)
     }
 
     /// GhV has 781 <img> elements over 41 files: layout measures each one, so all 781 must be cheap.
