@@ -1,10 +1,36 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // The hot modules (styles, text, layout) skip runtime exclusivity checks in release builds: the
 // checks cost a few percent on every access to a class's stored property, and debug builds and
 // tests keep them on.
 let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
+// poppler-glib and librsvg (and the GTK stack behind them) are opened on first use by
+// Sources/CQuireDelayLoad, never linked, so EPUB work doesn't pay their start-up time and memory.
+// Their headers still come from pkg-config; only the -I flags are taken, so no -l reaches the link.
+let delayLoadedHeaders: [String] = {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags-only-I", "poppler-glib", "librsvg-2.0"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    var flags: [String] = []
+    if (try? process.run()) != nil {
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        if process.terminationStatus == 0 {
+            flags = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+        }
+    }
+    // Debian's locations, for a machine without pkg-config's files (`make setup` installs them).
+    return flags.isEmpty
+        ? ["/usr/include/poppler/glib", "/usr/include/poppler", "/usr/include/librsvg-2.0", "/usr/include/gdk-pixbuf-2.0",
+            "/usr/include/glib-2.0", "/usr/lib/x86_64-linux-gnu/glib-2.0/include", "/usr/include/cairo"].map { "-I" + $0 }
+        : flags
+}()
 
 // The pipeline reads off the target list: each module depends only on modules earlier in the flow.
 let package = Package(
@@ -28,10 +54,7 @@ let package = Package(
         .systemLibrary(
             name: "CFribidi", path: "Sources/CFribidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        .systemLibrary(
-            name: "CRsvg", path: "Sources/CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
-        .systemLibrary(
-            name: "CPoppler", path: "Sources/CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+        .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // libhyphen ships no .pc file: the module map's `link "hyphen"` and /usr/include/hyphen.h do it.
         .systemLibrary(name: "CHyphen", path: "Sources/CHyphen", providers: [.apt(["libhyphen-dev"])]),
         // Small C targets where Swift can't reach: ICU's version-suffixed API, libpng's setjmp errors and pixel loops.
@@ -42,6 +65,11 @@ let package = Package(
             linkerSettings: [
                 .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
             ]),
+
+        // poppler-glib and librsvg, opened on first use (see `delayLoadedHeaders`). Their packages,
+        // for `make setup`: libpoppler-glib-dev, librsvg2-dev.
+        .target(
+            name: "CQuireDelayLoad", dependencies: ["CGLib", "CCairo"], cSettings: [.unsafeFlags(delayLoadedHeaders)]),
 
         // Errors, limits, hashing, JSON: no C dependencies.
         .target(name: "QuireCore"),
@@ -60,7 +88,8 @@ let package = Package(
                 "QuireCore", "QuireStyle", "CHarfBuzz", "CFreeType", "CFontconfig", "CFribidi", "CHyphen", "CQuireICU",
             ], swiftSettings: hotPathSettings),
         // Images: sizes from headers only, and decoding to a size budget (PNG, JPEG, GIF, WebP, SVG).
-        .target(name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CRsvg", "CCairo"]),
+        .target(
+            name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CGLib", "CCairo", "CQuireDelayLoad"]),
         // Page preparation on bitmaps: rotate, border-crop, split spreads; decode budgets.
         .target(name: "QuirePreparation", dependencies: ["QuireCore"]),
         // Boxes, lines, pages: styled documents to per-page display lists.
@@ -73,7 +102,9 @@ let package = Package(
             name: "QuirePaint",
             dependencies: ["QuireCore", "QuireText", "QuireImages", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
         // PDF documents (poppler): metadata, labels, outline, parallel rendering with page preparation.
-        .target(name: "QuirePDF", dependencies: ["QuireCore", "QuirePaint", "QuirePreparation", "CPoppler", "CCairo"]),
+        .target(
+            name: "QuirePDF",
+            dependencies: ["QuireCore", "QuireImages", "QuirePaint", "QuirePreparation", "CGLib", "CCairo", "CQuireDelayLoad"]),
         // The position map: pages tied to semantic positions (spine item + text offset, or PDF page).
         .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout", "QuirePDF"]),
         // The public umbrella: `import Quire`.

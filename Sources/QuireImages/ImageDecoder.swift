@@ -1,6 +1,7 @@
 import CCairo
 import CQuireImage
-import CRsvg
+import CGLib
+import CQuireDelayLoad
 import QuireCore
 
 /// Decoded pixels in cairo's `CAIRO_FORMAT_ARGB32` layout: premultiplied alpha, one native-endian
@@ -92,6 +93,7 @@ public enum ImageDecoder {
 
     /// librsvg renders the whole document into the target viewport (its own preserveAspectRatio applies).
     static func renderSVG(_ bytes: [UInt8], width: Int, height: Int) throws -> DecodedImage {
+        try DelayLoad.requireRsvg()
         var error: UnsafeMutablePointer<GError>?
         func failure(_ what: String) -> QuireError {
             let reason = error.flatMap { $0.pointee.message.map { String(cString: $0).collapsingWhitespace() } } ?? "unknown error"
@@ -110,8 +112,7 @@ public enum ImageDecoder {
             defer { cairo_surface_destroy(surface) }
             guard let cr = cairo_create(surface) else { return false }
             defer { cairo_destroy(cr) }
-            var viewport = RsvgRectangle(x: 0, y: 0, width: Double(width), height: Double(height))
-            let ok = rsvg_handle_render_document(handle, cr, &viewport, &error) != 0
+            let ok = quire_rsvg_render(handle, cr, Double(width), Double(height), &error) != 0
             cairo_surface_flush(surface)
             return ok
         }

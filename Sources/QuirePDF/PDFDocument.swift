@@ -1,6 +1,8 @@
-import CPoppler
+import CGLib
+import CQuireDelayLoad
 import Foundation
 import QuireCore
+import QuireImages
 
 /// One outline (bookmarks) entry: `page` is the 1-based source page, nil when it points nowhere.
 public struct PDFOutlineItem: Sendable, Equatable {
@@ -60,6 +62,7 @@ public final class PDFDocument {
     /// Opens `path` (a file name; poppler wants a file:// URI, made here). Missing or wrong
     /// passwords are `.passwordRequired` (exit 69); damaged or non-PDF files are `.invalidPDF` (65).
     public init(path: String, password: String? = nil) throws {
+        try DelayLoad.requirePoppler()
         PopplerQuiet.install()
         self.path = path
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -72,11 +75,10 @@ public final class PDFDocument {
         defer { g_free(uri) }
         var error: UnsafeMutablePointer<GError>?
         guard let document = poppler_document_new_from_file(uri, password, &error) else {
-            let code = error?.pointee.code ?? 0
-            let domain = error?.pointee.domain ?? 0
+            let encrypted = quire_poppler_error_is_encrypted(error)
             let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "cannot be read"
             if let error { g_error_free(error) }
-            if domain == poppler_error_quark() && code == Int32(POPPLER_ERROR_ENCRYPTED.rawValue) {
+            if encrypted {
                 throw QuireError.passwordRequired(
                     password == nil
                         ? "\(path) is encrypted; give its password with --password"

@@ -1,5 +1,6 @@
 import CCairo
-import CPoppler
+import CGLib
+import CQuireDelayLoad
 import Dispatch
 import Foundation
 import QuireCore

@@ -134,6 +134,8 @@ enum RenderCommand {
         let targets = ChapterPositions.Targets(container.publication)
         // Each chapter's `ChapterPositions`, collected from the layout workers.
         let chapterPositions = Mutex<[Int: ChapterPositions]>([:])
+        // Images that could not be drawn (a placeholder box stands in): reported in the map.
+        let paintWarnings = Mutex<Set<String>>([])
         let result = layout.layout(jobs: jobs, buildItems: !mapOnly) { chapter in
             // What the map needs from the DOM is taken on the worker; then the DOM can go.
             if let positions = ChapterPositions(chapter: chapter, publication: container.publication, spineStep: spineStep, targets: targets) {
@@ -150,6 +152,7 @@ enum RenderCommand {
                 }
                 chapter.pages[index].items = []
             }
+            paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
             streamProgress.step()
         }
         streamProgress.finish()
@@ -187,13 +190,16 @@ enum RenderCommand {
                     }
                     progress.step()
                 }
+                paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
             }
             progress.finish()
             if let error = failure.error { throw error }
         }
         let identity = try PositionMap.BookIdentity.of(file: path)
         let map = PositionMap.json(
-            layout: layout, result: result, identity: identity, profileName: profileName, withImages: !mapOnly, positions: chapterPositions.withLock { $0 })
+            layout: layout, result: result, identity: identity, profileName: profileName, withImages: !mapOnly,
+            extraWarnings: paintWarnings.withLock { $0 }.sorted().map { Warning("image-not-drawn", $0) },
+            positions: chapterPositions.withLock { $0 })
         try Output.writeAtomically(map.serializedBytes() + [0x0A], to: out + "/positions.json")
         if let statsPath = options.value("stats") {
             let spacing = result.spacing

@@ -72,11 +72,14 @@ enum TestSupport {
     }
 
     /// Runs a program and waits, reading both pipes fully (no deadlock on large output).
-    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Result {
+    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

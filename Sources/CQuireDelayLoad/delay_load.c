@@ -1,0 +1,166 @@
+// Delay-load stubs. Each stub has the exact name and prototype of the library function (this file
+// includes the real headers and quire_delay_load.h, so a declaration that differs fails to
+// compile). Quire's calls bind to these stubs at link time and the libraries are never linked; the
+// first call opens the library with dlopen and looks the function up once.
+#include "quire_delay_load.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib-object.h>
+#include <librsvg/rsvg.h>
+#include <poppler.h>
+
+typedef struct {
+    const char *names[2];  // the runtime soname first, then the development symlink
+    const char *probe;     // a function the library must have: a wrong file under its name is refused
+    pthread_once_t once;
+    void *handle;
+    char error[512];
+} Library;
+
+static void open_library(Library *library) {
+    for (int i = 0; i < 2 && !library->handle; i++) {
+        void *handle = dlopen(library->names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            const char *reason = dlerror();
+            if (i == 0) snprintf(library->error, sizeof library->error, "%s", reason ? reason : library->names[i]);
+        } else if (!dlsym(handle, library->probe)) {
+            if (i == 0) snprintf(library->error, sizeof library->error, "%s has no %s", library->names[i], library->probe);
+            dlclose(handle);
+        } else {
+            library->handle = handle;
+        }
+    }
+}
+
+static Library poppler = {{"libpoppler-glib.so.8", "libpoppler-glib.so"}, "poppler_document_new_from_file", PTHREAD_ONCE_INIT, NULL, ""};
+static Library rsvg = {{"librsvg-2.so.2", "librsvg-2.so"}, "rsvg_handle_new_from_data", PTHREAD_ONCE_INIT, NULL, ""};
+static Library gobject = {{"libgobject-2.0.so.0", "libgobject-2.0.so"}, "g_object_unref", PTHREAD_ONCE_INIT, NULL, ""};
+static void open_poppler(void) { open_library(&poppler); }
+static void open_rsvg(void) { open_library(&rsvg); }
+static void open_gobject(void) { open_library(&gobject); }
+
+static bool load(Library *library, void (*opener)(void), char *reason, size_t size) {
+    pthread_once(&library->once, opener);
+    if (!library->handle && reason && size) snprintf(reason, size, "%s", library->error);
+    return library->handle != NULL;
+}
+
+bool quire_load_poppler(char *reason, size_t size) { return load(&poppler, open_poppler, reason, size); }
+bool quire_load_rsvg(char *reason, size_t size) { return load(&rsvg, open_rsvg, reason, size); }
+
+// Callers check quire_load_* first, so this only fails on a broken installation (a library
+// without a function its headers declare): one line and the "unavailable" exit code, no crash.
+static void *resolve(Library *library, void (*opener)(void), const char *name) {
+    pthread_once(&library->once, opener);
+    void *function = library->handle ? dlsym(library->handle, name) : NULL;
+    if (!function) {
+        fprintf(stderr, "quire: error: cannot load %s from %s: %s\n", name, library->names[0],
+                library->handle ? "no such function" : library->error);
+        _exit(69);
+    }
+    return function;
+}
+
+// The looked-up pointer is published with release/acquire atomics: stubs are called from
+// several worker threads at once.
+#define STUB(library, ret, name, params, args)                                                  \
+    ret name params {                                                                          \
+        static ret(*resolved) params;                                                          \
+        ret(*function) params = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);                  \
+        if (!function) {                                                                       \
+            function = (ret(*) params)resolve(&library, open_##library, #name);                \
+            __atomic_store_n(&resolved, function, __ATOMIC_RELEASE);                           \
+        }                                                                                      \
+        return function args;                                                                  \
+    }
+#define STUB_VOID(library, name, params, args)                                                 \
+    void name params {                                                                         \
+        static void(*resolved) params;                                                         \
+        void(*function) params = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);                 \
+        if (!function) {                                                                       \
+            function = (void(*) params)resolve(&library, open_##library, #name);               \
+            __atomic_store_n(&resolved, function, __ATOMIC_RELEASE);                           \
+        }                                                                                      \
+        function args;                                                                         \
+    }
+
+// poppler-glib
+STUB(poppler, PopplerDocument *, poppler_document_new_from_file,
+     (const char *uri, const char *password, GError **error), (uri, password, error))
+STUB(poppler, GQuark, poppler_error_quark, (void), ())
+STUB(poppler, int, poppler_document_get_n_pages, (PopplerDocument *document), (document))
+STUB(poppler, PopplerPage *, poppler_document_get_page, (PopplerDocument *document, int index), (document, index))
+STUB(poppler, gchar *, poppler_document_get_title, (PopplerDocument *document), (document))
+STUB(poppler, gchar *, poppler_document_get_author, (PopplerDocument *document), (document))
+STUB(poppler, gchar *, poppler_document_get_subject, (PopplerDocument *document), (document))
+STUB(poppler, gchar *, poppler_document_get_creator, (PopplerDocument *document), (document))
+STUB(poppler, gchar *, poppler_document_get_producer, (PopplerDocument *document), (document))
+STUB(poppler, GDateTime *, poppler_document_get_creation_date_time, (PopplerDocument *document), (document))
+STUB(poppler, PopplerDest *, poppler_document_find_dest, (PopplerDocument *document, const gchar *link_name),
+     (document, link_name))
+STUB_VOID(poppler, poppler_dest_free, (PopplerDest *dest), (dest))
+STUB_VOID(poppler, poppler_action_free, (PopplerAction *action), (action))
+STUB(poppler, PopplerIndexIter *, poppler_index_iter_new, (PopplerDocument *document), (document))
+STUB(poppler, PopplerIndexIter *, poppler_index_iter_get_child, (PopplerIndexIter *parent), (parent))
+STUB(poppler, PopplerAction *, poppler_index_iter_get_action, (PopplerIndexIter *iter), (iter))
+STUB(poppler, gboolean, poppler_index_iter_next, (PopplerIndexIter *iter), (iter))
+STUB_VOID(poppler, poppler_index_iter_free, (PopplerIndexIter *iter), (iter))
+STUB(poppler, gchar *, poppler_page_get_label, (PopplerPage *page), (page))
+STUB_VOID(poppler, poppler_page_get_size, (PopplerPage *page, double *width, double *height), (page, width, height))
+STUB_VOID(poppler, poppler_page_render, (PopplerPage *page, cairo_t *cairo), (page, cairo))
+
+// librsvg
+STUB(rsvg, RsvgHandle *, rsvg_handle_new_from_data, (const guint8 *data, gsize data_len, GError **error),
+     (data, data_len, error))
+STUB_VOID(rsvg, rsvg_handle_set_dpi, (RsvgHandle *handle, double dpi), (handle, dpi))
+STUB(rsvg, gboolean, rsvg_handle_render_document,
+     (RsvgHandle *handle, cairo_t *cr, const RsvgRectangle *viewport, GError **error), (handle, cr, viewport, error))
+
+// GObject: only poppler's and librsvg's objects are released through it, and both libraries
+// depend on it, so opening it here finds the copy they loaded.
+STUB_VOID(gobject, g_object_unref, (gpointer object), (object))
+
+// Helpers over poppler's and librsvg's structs, so Swift needs neither header.
+
+bool quire_poppler_error_is_encrypted(const GError *error) {
+    return error && error->domain == poppler_error_quark() && error->code == POPPLER_ERROR_ENCRYPTED;
+}
+
+// PopplerAction is a C union and PopplerDest may be named.
+int quire_outline_page(PopplerDocument *document, PopplerIndexIter *iter) {
+    PopplerAction *action = poppler_index_iter_get_action(iter);
+    if (!action) return 0;
+    int page = 0;
+    if (action->type == POPPLER_ACTION_GOTO_DEST && action->goto_dest.dest) {
+        PopplerDest *dest = action->goto_dest.dest;
+        if (dest->type == POPPLER_DEST_NAMED && dest->named_dest) {
+            PopplerDest *found = poppler_document_find_dest(document, dest->named_dest);
+            if (found) {
+                page = found->page_num;
+                poppler_dest_free(found);
+            }
+        } else {
+            page = dest->page_num;
+        }
+    }
+    poppler_action_free(action);
+    return page > 0 ? page : 0;
+}
+
+char *quire_outline_title(PopplerIndexIter *iter) {
+    PopplerAction *action = poppler_index_iter_get_action(iter);
+    if (!action) return NULL;
+    char *title = action->any.title ? g_strdup(action->any.title) : NULL;
+    poppler_action_free(action);
+    return title;
+}
+
+gboolean quire_rsvg_render(RsvgHandle *handle, cairo_t *cr, double width, double height, GError **error) {
+    RsvgRectangle viewport = {0, 0, width, height};
+    return rsvg_handle_render_document(handle, cr, &viewport, error);
+}
