@@ -76,7 +76,7 @@ public struct DocumentText: Sendable {
         let middle = min(units.count, position + highlight)
         let end = min(units.count, middle + after)
         func text(_ range: Range<Int>) -> String {
-            String(decoding: units[range], as: UTF16.self).collapsingWhitespace()
+            String.collapsingWhitespace(utf16: units[range])
         }
         return (text(start..<position), text(position..<middle), text(middle..<end))
     }

@@ -37,8 +37,14 @@ public enum XPointer {
             if !isDropped(child, tree) { textIndex += 1 }
             if child == node { break }
         }
-        let nodeText = Array(tree.text(of: node).utf16)
-        let scalars = String(decoding: nodeText.prefix(local), as: UTF16.self).unicodeScalars.count
+        // Scalars that start within the first `local` UTF-16 units (half a pair counts as one).
+        var scalars = 0
+        var units = 0
+        for scalar in tree.text(of: node).unicodeScalars {
+            guard units < local else { break }
+            scalars += 1
+            units += scalar.utf16.count
+        }
         return path + (textIndex > 1 ? "/text()[\(textIndex)]" : "/text()") + ".\(scalars)"
     }
 

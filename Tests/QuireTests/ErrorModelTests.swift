@@ -30,4 +30,19 @@ import Testing
         #expect("\n x y \r".trimmingWhitespace() == "x y")
         #expect("nav  toc\tcover".whitespaceTokens() == ["nav", "toc", "cover"])
     }
+
+    /// The direct UTF-16 → UTF-8 collapse gives exactly what decoding and then collapsing gives,
+    /// unpaired surrogates (U+FFFD) and every kind of space included.
+    @Test func collapsingWhitespaceFromUTF16MatchesDecoding() {
+        let samples: [[UInt16]] = [
+            Array("  a \n b\t".utf16), Array("\u{A0}Café\u{2003}naïve\u{3000}日本語 ".utf16),
+            Array("flag 🇫🇷 and 👩‍👩‍👧 family".utf16), Array("x\u{85}y\u{2028}z\u{202F}w\u{1680}v".utf16),
+            [0x61, 0xD800, 0x62], [0xDC00, 0x20, 0x63], [0x64, 0xD83D], [0xD83D, 0xD83D, 0xDE00], [0x20, 0x09, 0x0B, 0x0C], [],
+        ]
+        for units in samples {
+            let expected = String(decoding: units, as: UTF16.self).collapsingWhitespace()
+            #expect(String.collapsingWhitespace(utf16: units) == expected, "\(units)")
+            #expect(String.collapsingWhitespace(utf16: units[...]) == expected)
+        }
+    }
 }
