@@ -175,7 +175,10 @@ final class Cascade {
         candidates += index.universal
         let matcher = SelectorMatcher(table: table)
         var matched: [Int32] = []
-        for id in candidates where matcher.matches(self.index.rules[Int(id)].selector, element) { matched.append(id) }
+        // Borrowed through the buffer: copying each rule's selector out would retain its arrays.
+        index.rules.withUnsafeBufferPointer { rules in
+            for id in candidates where matcher.matches(rules[Int(id)].selector, element) { matched.append(id) }
+        }
         candidateBuffer = candidates
         if matched.count > 1 {
             matched.sort()

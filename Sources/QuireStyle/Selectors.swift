@@ -478,31 +478,33 @@ struct SelectorParser {
 /// Per-document element facts for fast matching, computed once per tree.
 final class ElementTable {
     let tree: XMLTree
+    // Immutable once built: reading a `let` array of a class needs no retain of its buffer, and
+    // selector matching reads these for every candidate rule of every element.
     /// Indexed by node index; -1 where there is none.
-    var parent: [Int32]
-    var previousSibling: [Int32]
-    var nextSibling: [Int32]
-    var localName: [String]  // lowercased for XHTML elements
-    var isHTML: [Bool]
-    var namespace: [String]
-    var id: [String?]
-    var classes: [[String]]
-    var language: [String?]
+    let parent: [Int32]
+    let previousSibling: [Int32]
+    let nextSibling: [Int32]
+    let localName: [String]  // lowercased for XHTML elements
+    let isHTML: [Bool]
+    let namespace: [String]
+    let id: [String?]
+    let classes: [[String]]
+    let language: [String?]
     let bookLanguage: String?
 
     init(tree: XMLTree, bookLanguage: String?) {
         self.tree = tree
         self.bookLanguage = bookLanguage
         let n = tree.nodeCount
-        parent = Array(repeating: -1, count: n)
-        previousSibling = Array(repeating: -1, count: n)
-        nextSibling = Array(repeating: -1, count: n)
-        localName = Array(repeating: "", count: n)
-        isHTML = Array(repeating: false, count: n)
-        namespace = Array(repeating: "", count: n)
-        id = Array(repeating: nil, count: n)
-        classes = Array(repeating: [], count: n)
-        language = Array(repeating: nil, count: n)
+        var parent = [Int32](repeating: -1, count: n)
+        var previousSibling = [Int32](repeating: -1, count: n)
+        var nextSibling = [Int32](repeating: -1, count: n)
+        var localName = [String](repeating: "", count: n)
+        var isHTML = [Bool](repeating: false, count: n)
+        var namespace = [String](repeating: "", count: n)
+        var id = [String?](repeating: nil, count: n)
+        var classes = [[String]](repeating: [], count: n)
+        var language = [String?](repeating: nil, count: n)
         var lastChild: [Int32: Int32] = [:]
         var lowerCache: [String: String] = [:]
         for index in 0..<n {
@@ -551,6 +553,15 @@ final class ElementTable {
             }
             language[index] = lang
         }
+        self.parent = parent
+        self.previousSibling = previousSibling
+        self.nextSibling = nextSibling
+        self.localName = localName
+        self.isHTML = isHTML
+        self.namespace = namespace
+        self.id = id
+        self.classes = classes
+        self.language = language
     }
 }
 
@@ -562,7 +573,9 @@ struct SelectorMatcher {
     }
 
     private func matchFrom(_ selector: ComplexSelector, _ k: Int, _ element: Int32) -> Bool {
-        guard matchesCompound(selector.compounds[k], element) else { return false }
+        // The compound is borrowed, not retained: `selector` keeps it alive for the whole call.
+        let compound = selector.compounds.withUnsafeBufferPointer { Unmanaged.passUnretained($0[k]) }
+        guard compound._withUnsafeGuaranteedRef({ matchesCompound($0, element) }) else { return false }
         if k + 1 == selector.compounds.count { return true }
         switch selector.combinators[k] {
         case .child:
