@@ -48,7 +48,7 @@ public struct ContentDocument: Sendable {
         if let body {
             for index in tree.descendantIDs(of: body.id) where tree.kind(of: NodeID(index)) == .text {
                 starts[Int(index)] = offset
-                offset += Int32(tree.text(of: NodeID(index)).utf16.count)
+                offset += Int32(tree.text(of: NodeID(index)).utf16Length)
             }
         }
         textStarts = starts

@@ -519,7 +519,7 @@ struct BoxTreeBuilder {
         _ text: String, sourceStart: Int?, fallbackOffset: Int = 0, style: ComputedStyle, _ context: inout FlowContext
     ) {
         let whiteSpace = style.whiteSpace
-        var units = Array(text.utf16)
+        var units = text.utf16Units
         var unitSources: [Int32]
         if let sourceStart {
             unitSources = (0..<units.count).map { Int32(sourceStart + $0) }

@@ -45,7 +45,7 @@ public struct DocumentText: Sendable {
             let node = NodeID(Int32(index))
             nodes.append(node)
             starts.append(Int(document.textStarts[index]))
-            units.append(contentsOf: document.tree.text(of: node).utf16)
+            document.tree.text(of: node).appendUTF16(to: &units)
         }
         self.nodes = nodes
         self.starts = starts

@@ -31,6 +31,18 @@ import Testing
         #expect("nav  toc\tcover".whitespaceTokens() == ["nav", "toc", "cover"])
     }
 
+    /// The UTF-8 → UTF-16 transcoding gives the standard library's units and counts.
+    @Test func utf16UnitsMatchTheStandardLibrary() {
+        let samples = ["", "plain ASCII", "Café naïve — “quotes” ½", "日本語のテキスト", "flag 🇫🇷 and 👩‍👩‍👧 family 𝄞", "\u{10FFFF}\u{FFFF}\u{80}\u{7FF}\u{800}"]
+        for text in samples {
+            #expect(text.utf16Units == Array(text.utf16), "\(text)")
+            #expect(text.utf16Length == text.utf16.count, "\(text)")
+            var units: [UInt16] = [0x41]
+            text.appendUTF16(to: &units)
+            #expect(units == [0x41] + Array(text.utf16))
+        }
+    }
+
     /// The direct UTF-16 → UTF-8 collapse gives exactly what decoding and then collapsing gives,
     /// unpaired surrogates (U+FFFD) and every kind of space included.
     @Test func collapsingWhitespaceFromUTF16MatchesDecoding() {
