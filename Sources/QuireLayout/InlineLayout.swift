@@ -256,6 +256,11 @@ final class InlineLayout {
                         scalarFace = segmentFace
                     } else if primary.covers(scalar) || scalar.value == 0xAD {
                         scalarFace = primaryIndex
+                    } else if UnicodeInfo.isDefaultIgnorable(scalar) {
+                        // Invisible (word joiners around Standard Ebooks' dashes, ZWSP, bidi
+                        // controls): HarfBuzz hides them in any face, so they never load a fallback
+                        // font or split a word into two faces.
+                        scalarFace = segmentFace >= 0 ? segmentFace : primaryIndex
                     } else {
                         scalarFace = faceIndex(services.fonts.fallbackFace(for: scalar, request: request(styles[run.style])) ?? primary)
                     }
