@@ -48,6 +48,9 @@ public final class BookLayout: @unchecked Sendable {
         self.settleLimits = settleLimits
         self.measurer = measurer ?? ArchiveImageMeasurer(container: container)
         services = TextServices(fonts: try FontCollection(fontsDirectory: fontsDirectory))
+        if settings.hyphenation, let language = container.publication.metadata.languages.first {
+            services.hyphenator.preloadInBackground(language)
+        }
     }
 
     /// A layout of the same book at another geometry, sharing the text services (fixed-layout pages).
