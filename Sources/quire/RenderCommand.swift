@@ -109,6 +109,8 @@ enum RenderCommand {
         let mapOnly = options.flag("map-only")
         let showProgress = isatty(2) == 1 && !options.flag("quiet")
 
+        // The map's file hashes, read on another core while the book is opened (a serial stretch).
+        let identity = Background { try PositionMap.BookIdentity.of(file: path) }
         let container = try EPUBContainer.open(path: path, limits: try options.limits())
         let layout = try BookLayout(container: container, settings: settings)
         if let file = options.value("image-sizes") {
@@ -195,9 +197,8 @@ enum RenderCommand {
             progress.finish()
             if let error = failure.error { throw error }
         }
-        let identity = try PositionMap.BookIdentity.of(file: path)
         let map = PositionMap.json(
-            layout: layout, result: result, identity: identity, profileName: profileName, withImages: !mapOnly,
+            layout: layout, result: result, identity: try identity.value(), profileName: profileName, withImages: !mapOnly,
             extraWarnings: paintWarnings.withLock { $0 }.sorted().map { Warning("image-not-drawn", $0) },
             positions: chapterPositions.withLock { $0 })
         try Output.writeAtomically(map.serializedBytes() + [0x0A], to: out + "/positions.json")
