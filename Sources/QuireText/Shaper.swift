@@ -99,7 +99,9 @@ public final class Shaper {
     private var parameterIDs: [ShapingParameters: Int] = [:]
     private var parameters: [Int: ShapingParameters] = [:]
     private var cache: [TextKey: ShapedText] = [:]
+    /// Render mode's exact table of this worker's word widths (map-only layout uses the shared one).
     private var widths = WidthTable()
+    private var recent = RecentWidths()
     private let buffer: OpaquePointer
     public private(set) var hits = 0
     public private(set) var misses = 0
@@ -139,7 +141,8 @@ public final class Shaper {
     }
 
     /// The advance of a shaped text and whether it lacks glyphs. Short words are answered from the
-    /// width table (their glyphs are not kept); longer runs go through the shaping cache.
+    /// worker's recent widths, then from the book's shared width table (map-only) or this worker's
+    /// table with its glyph cache (painting); longer runs go through the shaping cache.
     public func measure(_ text: ArraySlice<UInt16>, parameterID: Int) -> (advance: Double, hasMissingGlyphs: Bool) {
         if text.isEmpty { return (0, false) }
         let key = TextKey(text, tag: parameterID)
@@ -147,25 +150,32 @@ public final class Shaper {
             let shaped = shape(text, parameterID: parameterID)
             return (shaped.advance, shaped.hasMissingGlyphs)
         }
-        if let known = widths.find(key) {
+        if let known = recent.find(key) {
             hits += 1
             return (known.advance, known.missing)
         }
-        misses += 1
-        if !keepsGlyphs, let known = shared.width(key) {
-            widths.insert(key, advance: known.advance, missing: known.missing)
-            return (known.advance, known.missing)
-        }
-        // Painting shapes the same words again: keep their glyphs then; map-only layout does not.
         let measured: (advance: Double, missing: Bool)
         if keepsGlyphs {
-            let shaped = cachedShape(text, key: key, parameterID: parameterID).shaped
-            measured = (shaped.advance, shaped.hasMissingGlyphs)
+            // Painting shapes the same words again: keep their glyphs.
+            if let known = widths.find(key) {
+                hits += 1
+                measured = known
+            } else {
+                misses += 1
+                let shaped = cachedShape(text, key: key, parameterID: parameterID).shaped
+                measured = (shaped.advance, shaped.hasMissingGlyphs)
+                widths.insert(key, advance: measured.advance, missing: measured.missing)
+            }
+        } else if let known = shared.width(key) {
+            // Map-only layout keeps no glyphs; every word's width is in the book's shared table.
+            hits += 1
+            measured = known
         } else {
+            misses += 1
             measured = measureUncached(text, parameters(parameterID))
             shared.store(key, advance: measured.advance, missing: measured.missing)
         }
-        widths.insert(key, advance: measured.advance, missing: measured.missing)
+        recent.store(key, advance: measured.advance, missing: measured.missing)
         return (measured.advance, measured.missing)
     }
 

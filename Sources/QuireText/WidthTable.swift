@@ -64,3 +64,44 @@ struct WidthTable {
         for entry in old where entry.countAndTag != 0 { place(entry) }
     }
 }
+
+/// A worker's small cache of recent word widths in front of the book's shared `WidthTable`: a
+/// direct-mapped array (a word's slot comes from its hash; a newcomer replaces the slot's word),
+/// so its memory stays fixed while the shared table holds every word once. Words follow Zipf's
+/// law, so a few thousand slots answer most lookups without taking the shared table's lock.
+struct RecentWidths {
+    private struct Entry {
+        /// `TextKey.countAndTag` with `missingFlag` for a missing glyph; 0 = empty slot.
+        var countAndTag: UInt64 = 0
+        var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var advance: Double = 0
+    }
+
+    private static let missingFlag: UInt64 = 1 << 63
+    static let slots = 1 << 13
+    private var entries = [Entry](repeating: Entry(), count: slots)
+
+    private static func slot(_ key: TextKey) -> Int {
+        let folded = key.packed.0 &* 0x9E37_79B9_7F4A_7C15 ^ key.packed.1 &* 0xC2B2_AE3D_27D4_EB4F ^ key.packed.2 &* 0x1656_67B1_9E37_79F9
+            ^ key.countAndTag
+        return PackedKey.mix(folded, seed: 0) & (slots - 1)
+    }
+
+    func find(_ key: TextKey) -> (advance: Double, missing: Bool)? {
+        entries.withUnsafeBufferPointer { table in
+            let entry = table[Self.slot(key)]
+            guard entry.countAndTag & ~Self.missingFlag == key.countAndTag, entry.packed.0 == key.packed.0,
+                entry.packed.1 == key.packed.1, entry.packed.2 == key.packed.2
+            else { return nil }
+            return (entry.advance, entry.countAndTag & Self.missingFlag != 0)
+        }
+    }
+
+    /// Remembers a short word's advance (the key must be inline).
+    mutating func store(_ key: TextKey, advance: Double, missing: Bool) {
+        let index = Self.slot(key)
+        entries.withUnsafeMutableBufferPointer {
+            $0[index] = Entry(countAndTag: key.countAndTag | (missing ? Self.missingFlag : 0), packed: key.packed, advance: advance)
+        }
+    }
+}
