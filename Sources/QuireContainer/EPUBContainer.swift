@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import QuireCore
 import QuireXML
 
@@ -223,22 +223,16 @@ public enum InputFile {
     public enum Kind: Sendable { case zip, pdf, empty, other }
 
     public static func checkReadable(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw QuireError.notFound(path: path)
-        }
-        if isDirectory.boolValue { throw QuireError.cannotOpen(path: path, reason: "it is a directory") }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw QuireError.cannotOpen(path: path, reason: "permission denied")
-        }
+        guard FileSystem.exists(path) else { throw QuireError.notFound(path: path) }
+        if FileSystem.isDirectory(path) { throw QuireError.cannotOpen(path: path, reason: "it is a directory") }
+        guard access(path, R_OK) == 0 else { throw QuireError.cannotOpen(path: path, reason: "permission denied") }
     }
 
     public static func sniff(_ path: String) throws -> Kind {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw QuireError.cannotOpen(path: path, reason: "cannot be read")
-        }
-        defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 1024)) ?? Data())
+        guard let file = fopen(path, "rb") else { throw QuireError.cannotOpen(path: path, reason: "cannot be read") }
+        defer { fclose(file) }
+        var head = [UInt8](repeating: 0, count: 1024)
+        head.removeSubrange(head.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }...)
         if head.isEmpty { return .empty }
         if head.starts(with: Array("PK".utf8)) { return .zip }
         // PDF headers may follow a little garbage; readers accept %PDF- within the first KiB.

@@ -148,7 +148,7 @@ public enum PublicationInfo {
         let metadata = publication.metadata
         var lines: [String] = []
         func field(_ label: String, _ value: String) {
-            lines.append(label.padding(toLength: 14, withPad: " ", startingAt: 0) + value)
+            lines.append(label.padded(toLength: 14) + value)
         }
         func people(_ list: [Contributor]) -> String {
             list.map { $0.roles.isEmpty ? $0.name : "\($0.name) (\($0.roles.joined(separator: ", ")))" }.joined(separator: "; ")

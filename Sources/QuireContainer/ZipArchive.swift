@@ -1,5 +1,5 @@
 import CZip
-import Foundation
+import Glibc
 import QuireCore
 
 /// One entry of the central directory.
@@ -21,7 +21,7 @@ public final class ZipArchive: @unchecked Sendable {
     public let entries: [ZipEntry]
     private let entryIndexByName: [String: Int]
     private let handle: OpaquePointer
-    private let lock = NSLock()
+    private let lock = Lock()
     public let limits: Limits
 
     public init(path: String, limits: Limits = .standard) throws {

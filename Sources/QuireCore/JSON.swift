@@ -149,3 +149,245 @@ public enum JSON: Sendable, Equatable {
         out.append(UInt8(ascii: "\""))
     }
 }
+
+/// JSON `null` as read by `JSONReader`.
+public struct JSONNull: Equatable, Sendable {
+    public init() {}
+}
+
+/// Reads JSON text (RFC 8259) into plain Swift values: `[String: Any]`, `[Any]`, `String`, `Int`
+/// (integers that fit), `Double` (other numbers), `Bool` and `JSONNull`. Nesting is limited, so
+/// hostile input fails with an error instead of exhausting the stack.
+public struct JSONReader {
+    public struct SyntaxError: Error, CustomStringConvertible {
+        public let offset: Int
+        public let reason: String
+        public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+    }
+
+    public static let maxDepth = 512
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var depth = 0
+
+    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> Any {
+        var reader = JSONReader(bytes)
+        // A UTF-8 byte order mark is tolerated, as most readers do.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
+        let value = try reader.value()
+        reader.skipSpace()
+        guard reader.index == bytes.count else { throw reader.error("text after the value") }
+        return value
+    }
+
+    public static func parse(_ text: String) throws(SyntaxError) -> Any { try parse(Array(text.utf8)) }
+
+    /// A number read from JSON as a Double, whether it was written as an integer or not.
+    public static func double(_ value: Any?) -> Double? {
+        if let double = value as? Double { return double }
+        if let int = value as? Int { return Double(int) }
+        return nil
+    }
+
+    private func error(_ reason: String) -> SyntaxError { SyntaxError(offset: index, reason: reason) }
+
+    private mutating func skipSpace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+    }
+
+    private mutating func value() throws(SyntaxError) -> Any {
+        skipSpace()
+        guard index < bytes.count else { throw error("unexpected end") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return try string()
+        case UInt8(ascii: "t"): return try literal("true", true)
+        case UInt8(ascii: "f"): return try literal("false", false)
+        case UInt8(ascii: "n"): return try literal("null", JSONNull())
+        default: return try number()
+        }
+    }
+
+    private mutating func literal(_ word: String, _ result: Any) throws(SyntaxError) -> Any {
+        let expected = Array(word.utf8)
+        guard index + expected.count <= bytes.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+            throw error("unexpected character")
+        }
+        index += expected.count
+        return result
+    }
+
+    private mutating func enter() throws(SyntaxError) {
+        depth += 1
+        if depth > Self.maxDepth { throw error("nested deeper than \(Self.maxDepth) levels") }
+    }
+
+    private mutating func object() throws(SyntaxError) -> [String: Any] {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var result: [String: Any] = [:]
+        skipSpace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return result
+        }
+        while true {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let key = try string()
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            result[key] = try value()
+            skipSpace()
+            guard index < bytes.count else { throw error("unexpected end") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return result
+            } else {
+                throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func array() throws(SyntaxError) -> [Any] {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var result: [Any] = []
+        skipSpace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return result
+        }
+        while true {
+            result.append(try value())
+            skipSpace()
+            guard index < bytes.count else { throw error("unexpected end") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return result
+            } else {
+                throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func hexUnit() throws(SyntaxError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("short \\u escape") }
+        var value: UInt32 = 0
+        for byte in bytes[index..<(index + 4)] {
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x41...0x46: digit = byte - 0x41 + 10
+            case 0x61...0x66: digit = byte - 0x61 + 10
+            default: throw error("bad \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        index += 4
+        return value
+    }
+
+    private mutating func string() throws(SyntaxError) -> String {
+        index += 1
+        var out: [UInt8] = []
+        var runStart = index
+        while true {
+            guard index < bytes.count else { throw error("unterminated string") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                out.append(contentsOf: bytes[runStart..<index])
+                index += 1
+                break
+            }
+            if byte < 0x20 { throw error("control character in a string") }
+            guard byte == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            out.append(contentsOf: bytes[runStart..<index])
+            index += 1
+            guard index < bytes.count else { throw error("unterminated string") }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hexUnit()
+                if scalar & 0xFC00 == 0xD800, index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    let save = index
+                    index += 2
+                    let low = try hexUnit()
+                    if low & 0xFC00 == 0xDC00 {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else {
+                        index = save
+                    }
+                }
+                // An unpaired surrogate becomes U+FFFD.
+                out.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+            default: throw error("bad escape")
+            }
+            runStart = index
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private mutating func number() throws(SyntaxError) -> Any {
+        let start = index
+        var integral = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let digitsStart = index
+        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+        guard index > digitsStart else { throw error("unexpected character") }
+        if bytes[digitsStart] == 0x30 && index - digitsStart > 1 { throw error("leading zero") }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            integral = false
+            index += 1
+            let fractionStart = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            guard index > fractionStart else { throw error("digits expected after '.'") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            integral = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            let exponentStart = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            guard index > exponentStart else { throw error("digits expected in the exponent") }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if integral, let int = Int(text) { return int }
+        guard let double = Double(text) else { throw error("bad number") }
+        return double
+    }
+}
+
+/// `value` with a fixed number of decimals ("12.5" for 12.46 and 1), for messages and reports.
+public func fixedDecimals(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return String(value) }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (abs(value) * scale).rounded()
+    let whole = Int64(scaled / scale)
+    var fraction = String(Int64(scaled - Double(whole) * scale))
+    fraction = String(repeating: "0", count: max(0, decimals - fraction.count)) + fraction
+    let sign = value < 0 && scaled != 0 ? "-" : ""
+    return decimals == 0 ? sign + String(whole) : sign + String(whole) + "." + fraction
+}

@@ -7,6 +7,19 @@ extension String {
         return String(scalars[start...end])
     }
 
+    /// Trims every Unicode White_Space character (NBSP, ideographic space…) from both ends.
+    public func trimmingUnicodeWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[start...end])
+    }
+
+    /// Padded with spaces, or cut, to exactly `length` characters (a column in plain-text reports).
+    public func padded(toLength length: Int) -> String {
+        count >= length ? String(prefix(length)) : self + String(repeating: " ", count: length - count)
+    }
+
     /// Collapses runs of whitespace (including Unicode spaces such as NBSP in labels) to one space and trims.
     public func collapsingWhitespace() -> String {
         var result = String.UnicodeScalarView()

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import QuireContainer
 import QuireCore
 import QuireDocument
@@ -357,7 +357,7 @@ public final class BookLayout: @unchecked Sendable {
 
 /// Slots filled by workers, read after they finish.
 final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private(set) var values: [ChapterLayout?]
     private(set) var hits = 0
     private(set) var misses = 0
@@ -380,7 +380,7 @@ final class ResultBox: @unchecked Sendable {
 
 /// Hands out 0, 1, 2, … to workers pulling jobs in order.
 public final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = 0
 
     public init() {}

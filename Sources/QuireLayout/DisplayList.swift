@@ -1,4 +1,3 @@
-import Foundation
 import QuireCore
 import QuireStyle
 import QuireText
@@ -71,7 +70,7 @@ extension Page {
     public func displayListJSON() -> QuireCore.JSON {
         func number(_ value: Double) -> JSON { .double((value * 100).rounded() / 100) }
         func color(_ value: Color) -> JSON {
-            .string(String(format: "#%02x%02x%02x%02x", value.red, value.green, value.blue, value.alpha))
+            .string("#" + hexString([value.red, value.green, value.blue, value.alpha]))
         }
         func fontName(_ face: FontFace) -> String {
             String(face.key.split(separator: "/").last ?? Substring(face.key))

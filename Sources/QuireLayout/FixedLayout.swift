@@ -1,4 +1,3 @@
-import Foundation
 import QuireContainer
 import QuireCore
 import QuireDocument
@@ -127,8 +126,8 @@ extension BookLayout {
             var width: Double?
             var height: Double?
             for part in (meta.attribute("content") ?? "").split(whereSeparator: { $0 == "," || $0 == ";" }) {
-                let pair = part.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
-                guard pair.count == 2, let value = Double(pair[1].replacingOccurrences(of: "px", with: "")) else { continue }
+                let pair = part.split(separator: "=").map { String($0).trimmingWhitespace() }
+                guard pair.count == 2, let value = Double(pair[1].replacing("px", with: "")) else { continue }
                 if pair[0] == "width" { width = value }
                 if pair[0] == "height" { height = value }
             }

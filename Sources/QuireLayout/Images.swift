@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import QuireContainer
 import QuireCore
 import QuireImages
@@ -87,7 +86,7 @@ public struct SettleRecord: Sendable, Hashable {
 /// fail with a reason (their measuring may go on in the background, but nobody waits for it).
 enum ConcurrentMeasuring {
     final class Results: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = Lock()
         var values: ImageSizes = [:]
     }
 
@@ -159,7 +158,7 @@ func usedImageSize(_ box: ReplacedBox, containingWidth: Double) -> (width: Doubl
 public final class ChapterHandle: @unchecked Sendable {
     public let spineIndex: Int
     private let layout: BookLayout
-    private let lock = NSLock()
+    private let lock = Lock()
     private var provisional: ChapterLayout?
     private var final: ChapterLayout?
 

@@ -1,4 +1,3 @@
-import Foundation
 import QuireCore
 import QuireStyle
 import QuireText
@@ -476,7 +475,7 @@ final class InlineLayout {
             }
             if let scalar = Unicode.Scalar(value), UnicodeInfo.isDefaultIgnorable(scalar) { continue }
             caches.missingGlyphs[value, default: 0] += 1
-            if ProcessInfo.processInfo.environment["QUIRE_DEBUG_GLYPHS"] != nil {
+            if SystemEnvironment.variable("QUIRE_DEBUG_GLYPHS") != nil {
                 print("missing", String(value, radix: 16), face(segment.face).key, String(decoding: paragraph.text[segment.start..<segment.end], as: UTF16.self))
             }
         }

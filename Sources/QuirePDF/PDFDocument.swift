@@ -1,6 +1,6 @@
 import CGLib
 import CQuireDelayLoad
-import Foundation
+import Glibc
 import QuireCore
 import QuireImages
 
@@ -65,7 +65,7 @@ public final class PDFDocument {
         try DelayLoad.requirePoppler()
         PopplerQuiet.install()
         self.path = path
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let absolute = path.hasPrefix("/") ? path : FileSystem.currentDirectory + "/" + path
         var uriError: UnsafeMutablePointer<GError>?
         guard let uri = g_filename_to_uri(absolute, nil, &uriError) else {
             let message = uriError.map { String(cString: $0.pointee.message) } ?? "bad file name"
@@ -181,7 +181,7 @@ public final class PDFDocument {
 
     static func clean(_ text: String?) -> String? {
         guard let text else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingUnicodeWhitespace()
         return trimmed.isEmpty ? nil : trimmed
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import QuireCore
 
 /// `quire info` for a PDF: JSON ("format": "quire-info") and text.
@@ -44,7 +44,7 @@ public enum PDFInfoReport {
 
     public static func text(_ info: PDFInfo) -> String {
         var lines: [String] = []
-        func field(_ label: String, _ value: String) { lines.append(label.padding(toLength: 14, withPad: " ", startingAt: 0) + value) }
+        func field(_ label: String, _ value: String) { lines.append(label.padded(toLength: 14) + value) }
         let metadata = info.metadata
         field("Title:", metadata.title ?? "(none)")
         field("Author:", metadata.author ?? "(none)")

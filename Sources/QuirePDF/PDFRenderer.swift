@@ -2,7 +2,7 @@ import CCairo
 import CGLib
 import CQuireDelayLoad
 import Dispatch
-import Foundation
+import Glibc
 import QuireCore
 import QuirePaint
 import QuirePreparation
@@ -178,7 +178,7 @@ final class SurfaceCache {
 
 /// Hands out slots 0..<count in order and keeps the first error (after which it hands out nothing).
 final class WorkQueue: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private let count: Int
     private var taken = 0
     private var firstError: Error?

@@ -1,7 +1,7 @@
 import CCairo
 import CFreeType
 import CQuirePNG
-import Foundation
+import Glibc
 import QuireCore
 import QuireImages
 import QuireLayout

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import QuireContainer
 import QuireCore
 import QuireDocument

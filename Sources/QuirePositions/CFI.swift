@@ -179,7 +179,7 @@ public enum CFI {
                 offset = number
                 if index < characters.count && characters[index] == "[" {
                     let content = try readBracket()
-                    if let range = content.range(of: "s=") { side = String(content[range.upperBound...].prefix(1)) }
+                    if let range = content.firstRange(of: "s=") { side = String(content[range.upperBound...].prefix(1)) }
                 }
             } else if character == "~" || character == "@" {
                 // Temporal and spatial offsets do not apply to text positions; skip their numbers.

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import QuireContainer
 import QuireCore
 
@@ -8,7 +8,7 @@ public enum Locate {
     public static func resolve(locator: [String: Any], map: MapIndex, book: () throws -> BookAnchors) throws -> (Int, Position?) {
         let locations = locator["locations"] as? [String: Any] ?? [:]
         guard let href = locator["href"] as? String, !href.isEmpty else {
-            if let total = locations["totalProgression"] as? Double {
+            if let total = JSONReader.double(locations["totalProgression"]) {
                 let found = try map.position(totalProgression: total)
                 return (try map.page(of: found), found)
             }
@@ -29,12 +29,13 @@ public enum Locate {
             let found = try book().position(spineIndex: chapter.spineIndex, id: Href.percentDecode(fragment))
             return (try map.page(of: found), found)
         }
-        if let progression = locations["progression"] as? Double {
+        if let progression = JSONReader.double(locations["progression"]) {
             guard progression >= 0, progression <= 1 else { throw QuireError.unresolvable("progression \(progression) is outside 0…1") }
             let found = Position(spineIndex: chapter.spineIndex, offset: Int((progression * Double(chapter.length)).rounded()))
             return (try map.page(of: found), found)
         }
-        if let position = locations["position"] as? Int {
+        if let number = JSONReader.double(locations["position"]), number.rounded() == number, abs(number) < 1e15 {
+            let position = Int(number)
             return (try map.page(position: position, convention: .readium), nil)
         }
         let found = Position(spineIndex: chapter.spineIndex, offset: 0)
@@ -46,7 +47,7 @@ public enum Locate {
         let start = entry["start"] as? [String: Any] ?? [:]
         var locations: [String: Any] = [:]
         for key in ["progression", "totalProgression", "cfi", "xpointer", "offset"] {
-            if let value = start[key], !(value is NSNull) { locations[key] = value }
+            if let value = start[key], !(value is JSONNull) { locations[key] = value }
         }
         var locator: [String: Any] = [
             "href": entry["path"] as? String ?? entry["href"] as? String ?? "", "type": "application/xhtml+xml", "locations": locations,

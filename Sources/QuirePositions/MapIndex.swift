@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import QuireContainer
 import QuireCore
 import QuireDocument
@@ -34,8 +34,8 @@ public final class MapIndex: @unchecked Sendable {
 
     public init(path: String) throws {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else { throw QuireError.notFound(path: path) }
-        guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+        guard let data = FileSystem.read(path) else { throw QuireError.notFound(path: path) }
+        guard let root = (try? JSONReader.parse(data)) as? [String: Any],
             root["format"] as? String == PositionMap.format
         else { throw QuireError.invalidPackageDocument("\(path) is not a Quire position map") }
         let book = root["book"] as? [String: Any] ?? [:]

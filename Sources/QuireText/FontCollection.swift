@@ -1,5 +1,5 @@
 import CFontconfig
-import Foundation
+import Glibc
 import QuireCore
 import QuireStyle
 
@@ -72,7 +72,7 @@ public final class FontCollection: @unchecked Sendable {
     ]
 
     public let fontsDirectory: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var faces: [String: FontFace] = [:]
     private var fallbackCache: [FallbackKey: FontFace?] = [:]
     public private(set) var warnings: [Warning] = []
@@ -98,16 +98,18 @@ public final class FontCollection: @unchecked Sendable {
     public static func locateBundledFonts() -> String? {
         let marker = "LinLibertine_R.otf"
         var candidates: [String] = []
-        if let env = ProcessInfo.processInfo.environment["QUIRE_FONTS"] { candidates.append(env) }
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        for _ in 0..<8 {
-            candidates.append(directory.appendingPathComponent("Fonts").path)
-            directory = directory.deletingLastPathComponent()
+        if let env = SystemEnvironment.variable("QUIRE_FONTS") { candidates.append(env) }
+        var executable = CommandLine.arguments.first ?? "."
+        if !executable.hasPrefix("/") { executable = FileSystem.currentDirectory + "/" + executable }
+        var directory = FileSystem.parentDirectory(FileSystem.resolvingSymlinks(executable))
+        for _ in 0..<8 where !directory.isEmpty {
+            candidates.append(directory == "/" ? "/Fonts" : directory + "/Fonts")
+            if directory == "/" { break }
+            directory = FileSystem.parentDirectory(directory)
         }
-        candidates.append(FileManager.default.currentDirectoryPath + "/Fonts")
+        candidates.append(FileSystem.currentDirectory + "/Fonts")
         candidates.append("/usr/share/quire/fonts")
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/" + marker) }
+        return candidates.first { FileSystem.exists($0 + "/" + marker) }
     }
 
     /// Loads a book's font once per archive path (bytes already de-obfuscated by the container).

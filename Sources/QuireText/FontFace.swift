@@ -1,5 +1,5 @@
 import CHarfBuzz
-import Foundation
+import Glibc
 import QuireCore
 
 /// One font face, shared read-only across threads. HarfBuzz gets its own face made from the font
@@ -150,7 +150,7 @@ public final class FontFace: @unchecked Sendable {
             var length: UInt32 = 128
             var buffer = [CChar](repeating: 0, count: 129)
             let total = hb_ot_name_get_utf8(face, nameID, hb_language_from_string("en", -1), &length, &buffer)
-            if total > 0 { return String(cString: buffer) }
+            if total > 0 { return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         }
         return nil
     }

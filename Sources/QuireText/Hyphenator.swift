@@ -1,5 +1,7 @@
 import CHyphen
-import Foundation
+import Dispatch
+import Glibc
+import QuireCore
 
 /// libhyphen with the system's dictionaries (/usr/share/hyphen/hyph_LANG.dic), one per language,
 /// loaded once. libhyphen's dictionary is read-only after loading, so lookups are thread-safe.
@@ -10,7 +12,7 @@ public final class Hyphenator: @unchecked Sendable {
     public static let minimumPrefix = 2
     public static let minimumSuffix = 3
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var dictionaries: [String: UnsafeMutablePointer<HyphenDict>?] = [:]
     /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached.
     private var cache: [CacheKey: [Int]] = [:]
@@ -29,15 +31,14 @@ public final class Hyphenator: @unchecked Sendable {
 
     /// The dictionary file for a BCP 47 tag: exact region first (en-GB → hyph_en_GB), then a default region.
     public static func dictionaryPath(for language: String) -> String? {
-        let parts = language.replacingOccurrences(of: "_", with: "-").split(separator: "-").map(String.init)
+        let parts = language.replacing("_", with: "-").split(separator: "-").map(String.init)
         guard let primary = parts.first?.lowercased(), !primary.isEmpty else { return nil }
         var names: [String] = []
         if parts.count > 1 { names.append("hyph_\(primary)_\(parts[1].uppercased()).dic") }
         let defaults = ["en": "US", "de": "DE", "fr": "FR", "es": "ES", "it": "IT", "pt": "PT", "nl": "NL"]
         if let region = defaults[primary] { names.append("hyph_\(primary)_\(region).dic") }
         names.append("hyph_\(primary).dic")
-        let fileManager = FileManager.default
-        return names.map { dictionaryDirectory + "/" + $0 }.first { fileManager.fileExists(atPath: $0) }
+        return names.map { dictionaryDirectory + "/" + $0 }.first { FileSystem.exists($0) }
     }
 
     private func dictionary(for language: String) -> UnsafeMutablePointer<HyphenDict>? {
@@ -55,7 +56,7 @@ public final class Hyphenator: @unchecked Sendable {
     /// middle of the layout; started before the workers, it runs while the book is being opened.
     public func preloadInBackground(_ language: String) {
         guard Hyphenator.dictionaryPath(for: language) != nil else { return }
-        Thread.detachNewThread { [self] in _ = dictionary(for: language) }
+        DispatchQueue.global().async { [self] in _ = dictionary(for: language) }
     }
 
     /// Hyphenation points of a word, as UTF-16 offsets where a break may go (a hyphen is added before it).

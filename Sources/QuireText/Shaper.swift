@@ -1,5 +1,5 @@
 import CHarfBuzz
-import Foundation
+import Glibc
 import Synchronization
 import QuireStyle
 

@@ -23,7 +23,7 @@ enum CSSReportCommand {
         }
         var lines = [
             "Declarations: \(report.total)",
-            "  applied      \(report.applied) (\(String(format: "%.1f", report.appliedPercentage))%)",
+            "  applied      \(report.applied) (\(fixedDecimals(report.appliedPercentage, 1))%)",
             "  unsupported  \(report.unsupported)",
             "  invalid      \(report.invalid)",
         ]
@@ -31,7 +31,7 @@ enum CSSReportCommand {
         if !top.isEmpty {
             lines.append("Not applied, by property:")
             for (name, counts) in top {
-                lines.append("  \(name.padding(toLength: 32, withPad: " ", startingAt: 0)) \(counts.unsupported) unsupported, \(counts.invalid) invalid")
+                lines.append("  \(name.padded(toLength: 32)) \(counts.unsupported) unsupported, \(counts.invalid) invalid")
             }
         }
         writeStdout(lines.joined(separator: "\n") + "\n")

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+
 import Quire
 
 /// `quire locate MAP QUERY`: a position in any form → the page holding it, and that page's start
@@ -30,7 +30,7 @@ enum LocateCommand {
             let start = DispatchTime.now().uptimeNanoseconds
             for index in 0..<count { checksum &+= try map.page(of: positions[index & 4095]) }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            writeStdout("map: \(map.pageCount) pages loaded in \(String(format: "%.1f", loaded * 1000)) ms; \(count) lookups in \(String(format: "%.3f", seconds)) s = \(Int(Double(count) / seconds)) lookups/s (checksum \(checksum))\n")
+            writeStdout("map: \(map.pageCount) pages loaded in \(fixedDecimals(loaded * 1000, 1)) ms; \(count) lookups in \(fixedDecimals(seconds, 3)) s = \(Int(Double(count) / seconds)) lookups/s (checksum \(checksum))\n")
             return
         }
         var anchors: BookAnchors?
@@ -72,14 +72,14 @@ enum LocateCommand {
         case "locator":
             let text: String
             if value.hasPrefix("@") {
-                guard let data = FileManager.default.contents(atPath: String(value.dropFirst())) else {
+                guard let data = FileSystem.read(String(value.dropFirst())) else {
                     throw QuireError.cannotOpen(path: String(value.dropFirst()), reason: "cannot read locator")
                 }
                 text = String(decoding: data, as: UTF8.self)
             } else {
                 text = value
             }
-            guard let locator = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            guard let locator = (try? JSONReader.parse(text)) as? [String: Any] else {
                 throw QuireError.usage("--locator needs a JSON object (or @file)")
             }
             (page, position) = try Locate.resolve(locator: locator, map: map, book: book)

@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import Foundation
+
 import Quire
 
 /// `quire render FILE.pdf`: wiring only; the work is in QuirePDF and QuirePositions.

@@ -1,6 +1,6 @@
 @preconcurrency import Glibc
 import Dispatch
-import Foundation
+
 import Quire
 import Synchronization
 
@@ -54,7 +54,7 @@ enum RenderCommand {
         settings.hyphenation = !options.flag("no-hyphenation")
         settings.publisherStyles = !options.flag("no-publisher-styles")
         if let path = options.value("user-css") {
-            guard let data = FileManager.default.contents(atPath: path) else { throw QuireError.cannotOpen(path: path, reason: "cannot read user CSS") }
+            guard let data = FileSystem.read(path) else { throw QuireError.cannotOpen(path: path, reason: "cannot read user CSS") }
             settings.userCSS = String(decoding: data, as: UTF8.self)
         }
         guard settings.contentRect.width > 20, settings.contentRect.height > 20 else {
@@ -64,7 +64,7 @@ enum RenderCommand {
     }
 
     static func jobs(_ options: Arguments) throws -> Int {
-        try options.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+        try options.integer("jobs") ?? SystemEnvironment.processorCount
     }
 
     /// "1-5,8,10-" → page numbers (1-based) within 1...count.
@@ -72,7 +72,7 @@ enum RenderCommand {
         guard let text else { return Array(1...max(count, 1)).filter { $0 <= count } }
         var pages = Set<Int>()
         for part in text.split(separator: ",") {
-            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { String($0).trimmingWhitespace() }
             guard bounds.count <= 2, let low = Int(bounds[0].isEmpty ? "1" : bounds[0]) else {
                 throw QuireError.usage("--pages takes ranges such as 1-5,8,10-")
             }
@@ -115,10 +115,13 @@ enum RenderCommand {
         let layout = try BookLayout(container: container, settings: settings)
         if let file = options.value("image-sizes") {
             // Sizes given up front (benchmarks: the layout a book with perfect width/height attributes gets).
-            guard let data = FileManager.default.contents(atPath: file),
-                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: [Double]]
-            else { throw QuireError.cannotOpen(path: file, reason: "expected a JSON object of path → [width, height]") }
-            layout.knownImageSizes = object.compactMapValues { $0.count == 2 ? .measured(width: $0[0], height: $0[1], hasIntrinsicSize: true) : nil }
+            guard let data = FileSystem.read(file), let object = (try? JSONReader.parse(data)) as? [String: Any] else {
+                throw QuireError.cannotOpen(path: file, reason: "expected a JSON object of path → [width, height]")
+            }
+            layout.knownImageSizes = object.compactMapValues { value in
+                guard let size = (value as? [Any])?.compactMap(JSONReader.double), size.count == 2 else { return nil }
+                return .measured(width: size[0], height: size[1], hasIntrinsicSize: true)
+            }
         }
         if let target = options.value("open-at") {
             // Answered through the full-extent guard before the whole book is laid out.
@@ -224,7 +227,7 @@ enum RenderCommand {
         if !options.flag("quiet") {
             let hitRate = result.shapingHits + result.shapingMisses == 0 ? 0 : 100 * Double(result.shapingHits) / Double(result.shapingHits + result.shapingMisses)
             fputs(
-                "quire: \(pages.count) pages\(mapOnly ? "" : ", \(selection.count) painted") → \(out)/ (shaping cache hit rate \(String(format: "%.1f", hitRate))%)\n",
+                "quire: \(pages.count) pages\(mapOnly ? "" : ", \(selection.count) painted") → \(out)/ (shaping cache hit rate \(fixedDecimals(hitRate, 1))%)\n",
                 stderr)
         }
     }
@@ -239,7 +242,7 @@ enum RenderCommand {
 }
 
 final class FailureBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private(set) var error: Error?
     var failed: Bool {
         lock.lock()
@@ -255,7 +258,7 @@ final class FailureBox: @unchecked Sendable {
 
 /// A progress bar on stderr, only when it is a terminal.
 final class Progress: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private let total: Int
     private let enabled: Bool
     private let unit: String
@@ -284,17 +287,20 @@ final class Progress: @unchecked Sendable {
 enum Output {
     static func createDirectory(_ path: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileSystem.createDirectory(path)
         } catch {
-            throw QuireError.cannotCreateOutput(path: path, reason: (error as NSError).localizedDescription)
+            throw QuireError.cannotCreateOutput(path: path, reason: error.description)
         }
     }
 
     /// Writes to a temporary name beside the target, then renames: never a half-written file.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw QuireError.cannotCreateOutput(path: path, reason: "cannot write")
+        do {
+            try FileSystem.write(bytes, to: temporary)
+        } catch {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: error.description)
         }
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
@@ -333,7 +339,7 @@ enum OpenAt {
             }
             throw QuireError.unresolvable("page \(number) is past the end of the book")
         }
-        guard let locator = (try? JSONSerialization.jsonObject(with: Data(target.utf8))) as? [String: Any],
+        guard let locator = (try? JSONReader.parse(target)) as? [String: Any],
             let href = locator["href"] as? String
         else { throw QuireError.usage("--open-at takes a page number, last, or a locator JSON object with an href") }
         let path = Href.percentDecode(String(href.split(separator: "#").first ?? ""))
@@ -359,7 +365,7 @@ enum ProfilesCommand {
     static func run(_ arguments: ArraySlice<String>) throws {
         _ = try Arguments(arguments, valued: [], boolean: [])
         for profile in PageProfile.all {
-            writeStdout("\(profile.name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(profile.width)x\(profile.height) px, \(Int(profile.dpi)) dpi  \(profile.description)\n")
+            writeStdout("\(profile.name.padded(toLength: 18)) \(profile.width)x\(profile.height) px, \(Int(profile.dpi)) dpi  \(profile.description)\n")
         }
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import Quire
+import Testing
+
+/// QuireCore's libc-based services, which replace Foundation in the executable: the JSON reader
+/// (checked against Foundation's), files and directories, number formatting, the CPU count.
+@Suite struct CoreSystemTests {
+    @Test func jsonReaderReadsWhatFoundationReads() throws {
+        let text = #"""
+            {"a": [1, -2, 3.5, 1e3, -0.25E-2, 12345678901234], "s": "q\"\\\/\b\f\n\r\t \u00e9 \ud83d\ude00 ☃",
+             "t": true, "f": false, "n": null, "o": {"nested": {"deep": [[], {}]}}, "empty": ""}
+            """#
+        let ours = try #require(try JSONReader.parse(text) as? [String: Any])
+        let theirs = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(ours["s"] as? String == theirs["s"] as? String)
+        #expect((ours["s"] as? String)?.contains("😀") == true)
+        let numbers = try #require(ours["a"] as? [Any])
+        #expect(numbers[0] as? Int == 1 && numbers[1] as? Int == -2 && numbers[5] as? Int == 12_345_678_901_234)
+        #expect(numbers.compactMap(JSONReader.double) == [1, -2, 3.5, 1000, -0.0025, 12_345_678_901_234])
+        #expect(ours["t"] as? Bool == true && ours["f"] as? Bool == false && ours["n"] is JSONNull)
+        #expect(ours["empty"] as? String == "")
+        // Re-serialised, both readings give the same document.
+        #expect(JSON.from(ours).serialized() == JSON.from(theirs).serialized())
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"\\x\"", "\"a\nb\"", "[1] 2", "tru", "{\"a\":}", "\"\\u12\"",
+    ])
+    func jsonReaderRefusesBrokenText(_ text: String) {
+        #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.parse(text) }
+    }
+
+    @Test func jsonReaderBoundsNesting() throws {
+        let deep = String(repeating: "[", count: JSONReader.maxDepth + 1) + String(repeating: "]", count: JSONReader.maxDepth + 1)
+        #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.parse(deep) }
+        let fine = String(repeating: "[", count: JSONReader.maxDepth) + String(repeating: "]", count: JSONReader.maxDepth)
+        #expect(try JSONReader.parse(fine) is [Any])
+        // An unpaired surrogate escape becomes U+FFFD rather than failing.
+        #expect(try JSONReader.parse(#""\ud800x""#) as? String == "\u{FFFD}x")
+    }
+
+    @Test func filesAndDirectories() throws {
+        let base = NSTemporaryDirectory() + "quire-core-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let nested = base + "/a/b/c"
+        try FileSystem.createDirectory(nested)
+        try FileSystem.createDirectory(nested)  // already there: fine
+        #expect(FileSystem.isDirectory(nested))
+        try FileSystem.write(Array("hello".utf8), to: nested + "/f.txt")
+        #expect(FileSystem.read(nested + "/f.txt") == Array("hello".utf8))
+        #expect(FileSystem.read(nested + "/missing") == nil)
+        #expect(FileSystem.contents(ofDirectory: base + "/a/b") == ["c"])
+        #expect(throws: SystemError.self) { try FileSystem.createDirectory(nested + "/f.txt/x") }
+        #expect(throws: SystemError.self) { try FileSystem.write([1], to: base + "/no/such/dir/file") }
+        #expect(FileSystem.parentDirectory("/x/y/") == "/x")
+        #expect(FileSystem.parentDirectory("/x") == "/")
+        #expect(FileSystem.parentDirectory("x") == "")
+        #expect(FileSystem.resolvingSymlinks(base + "/a/../a/b") == FileSystem.resolvingSymlinks(base) + "/a/b")
+    }
+
+    @Test func numbersAndEnvironment() {
+        #expect(fixedDecimals(88.84, 1) == "88.8")
+        #expect(fixedDecimals(2.95, 1) == "3.0")
+        #expect(fixedDecimals(0.0005, 3) == "0.001")
+        #expect(fixedDecimals(-1.5, 0) == "-2")
+        #expect(fixedDecimals(12, 2) == "12.00")
+        #expect(SystemEnvironment.processorCount >= 1)
+        #expect(SystemEnvironment.processorCount <= ProcessInfo.processInfo.processorCount)
+        #expect(SystemEnvironment.variable("PATH") == ProcessInfo.processInfo.environment["PATH"])
+        #expect("ab".padded(toLength: 4) == "ab  " && "abcdef".padded(toLength: 3) == "abc")
+    }
+}
