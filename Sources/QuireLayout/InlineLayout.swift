@@ -308,7 +308,7 @@ final class InlineLayout {
 
     /// Dictionary hyphenation points of a word (offsets into the paragraph): the letters of the
     /// word are hyphenated, punctuation around them is left alone.
-    func dictionaryPoints(_ segment: Segment, _ paragraph: Paragraph, languageID: Int, language: String) -> [Int] {
+    func dictionaryPoints(_ segment: Segment, _ paragraph: Paragraph, language: String) -> [Int] {
         let units = paragraph.text[segment.start..<segment.end]
         guard units.count >= Hyphenator.minimumWordLength else { return [] }
         let leading = units.prefix { !Self.isLetterUnit($0) }.count
@@ -316,15 +316,7 @@ final class InlineLayout {
         guard leading + trailing < units.count else { return [] }
         let coreStart = segment.start + leading
         let core = paragraph.text[coreStart..<(segment.end - trailing)]
-        let key = TextKey(core, tag: languageID)
-        let found: [Int]
-        if let cached = caches.worker.hyphenation[key] {
-            found = cached
-        } else {
-            found = services.hyphenator.points(in: String(decoding: Array(core), as: UTF16.self), language: language)
-            caches.worker.hyphenation[key.detached] = found
-        }
-        return found.map { coreStart + $0 }
+        return services.hyphenator.points(units: core, language: language).map { coreStart + $0 }
     }
 
     /// A word's pieces between hyphenation points (each but the last followed by a hyphen).
@@ -376,7 +368,7 @@ final class InlineLayout {
                     languageID = hyphenationLanguageID(style: segment.style, paragraphLanguage: paragraphLanguage)
                 }
                 if languageID >= 0, let language = paragraphLanguage {
-                    points = dictionaryPoints(segment, paragraph, languageID: languageID, language: language)
+                    points = dictionaryPoints(segment, paragraph, language: language)
                 }
             }
             if points.isEmpty {
@@ -401,7 +393,7 @@ final class InlineLayout {
         let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
         let languageID = hyphenationLanguageID(style: segment.style, paragraphLanguage: paragraphLanguage)
         guard languageID >= 0, let language = paragraphLanguage else { return nil }
-        let points = dictionaryPoints(segment, paragraph, languageID: languageID, language: language)
+        let points = dictionaryPoints(segment, paragraph, language: language)
         guard !points.isEmpty else { return nil }
         var parts = fragments(of: segment, at: points)
         measure(&parts, paragraph)
@@ -1151,10 +1143,10 @@ final class InlineCaches {
     init(worker: LayoutWorker) { self.worker = worker }
 }
 
-/// What one layout thread keeps across chapters: its shaping cache and hyphenation answers.
+/// What one layout thread keeps across chapters: its shaping cache (hyphenation answers are
+/// shared by the book's workers, in the `Hyphenator`).
 public final class LayoutWorker {
     public let shaper: Shaper
-    var hyphenation: [TextKey: [Int]] = [:]
     private var languages: [String: Int] = [:]
 
     /// `drawing`: pages will be painted, so shaped words are kept for drawing their lines.

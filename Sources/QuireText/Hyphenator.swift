@@ -14,14 +14,11 @@ public final class Hyphenator: @unchecked Sendable {
 
     private let lock = Lock()
     private var dictionaries: [String: UnsafeMutablePointer<HyphenDict>?] = [:]
-    /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached.
-    private var cache: [CacheKey: [Int]] = [:]
+    /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached once
+    /// for all of a book's workers, keyed by the word's UTF-16 units and its language's id.
+    private var cache: [TextKey: [Int]] = [:]
+    private var languageIDs: [String: Int] = [:]
     public static let maxCacheEntries = 500_000
-
-    struct CacheKey: Hashable {
-        var language: String
-        var word: String
-    }
 
     public init() {}
 
@@ -61,17 +58,29 @@ public final class Hyphenator: @unchecked Sendable {
 
     /// Hyphenation points of a word, as UTF-16 offsets where a break may go (a hyphen is added before it).
     public func points(in word: String, language: String) -> [Int] {
-        let key = CacheKey(language: language, word: word)
+        points(units: Array(word.utf16)[...], language: language)
+    }
+
+    /// Hyphenation points of a word given as UTF-16 units (offsets into those units).
+    public func points(units: ArraySlice<UInt16>, language: String) -> [Int] {
         lock.lock()
+        let languageID: Int
+        if let known = languageIDs[language] {
+            languageID = known
+        } else {
+            languageID = languageIDs.count
+            languageIDs[language] = languageID
+        }
+        let key = TextKey(units, tag: languageID)
         if let cached = cache[key] {
             lock.unlock()
             return cached
         }
         lock.unlock()
-        let result = computePoints(in: word, language: language)
+        let result = computePoints(in: String(decoding: units, as: UTF16.self), language: language)
         lock.lock()
         if cache.count >= Hyphenator.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
-        cache[key] = result
+        cache[key.detached] = result
         lock.unlock()
         return result
     }
