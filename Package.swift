@@ -7,13 +7,13 @@ import PackageDescription
 // tests keep them on.
 let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
-// poppler-glib and librsvg (and the GTK stack behind them) are opened on first use by
-// Sources/CQuireDelayLoad, never linked, so EPUB work doesn't pay their start-up time and memory.
+// cairo, poppler-glib and librsvg (and the GTK stack behind them) are opened on first use by
+// Sources/CQuireDelayLoad, never linked, so EPUB layout doesn't pay their start-up time and memory.
 // Their headers still come from pkg-config; only the -I flags are taken, so no -l reaches the link.
 let delayLoadedHeaders: [String] = {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["pkg-config", "--cflags-only-I", "poppler-glib", "librsvg-2.0"]
+    process.arguments = ["pkg-config", "--cflags-only-I", "poppler-glib", "librsvg-2.0", "cairo"]
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
@@ -53,7 +53,8 @@ let package = Package(
             providers: [.apt(["libfontconfig-dev"])]),
         .systemLibrary(
             name: "CFribidi", path: "Sources/CFribidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
-        .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // Delay-loaded (see `delayLoadedHeaders`): its shim names cairo's headers by path.
+        .systemLibrary(name: "CCairo", path: "Sources/CCairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // libhyphen ships no .pc file: the module map's `link "hyphen"` and /usr/include/hyphen.h do it.
         .systemLibrary(name: "CHyphen", path: "Sources/CHyphen", providers: [.apt(["libhyphen-dev"])]),
@@ -66,10 +67,10 @@ let package = Package(
                 .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
             ]),
 
-        // poppler-glib and librsvg, opened on first use (see `delayLoadedHeaders`). Their packages,
-        // for `make setup`: libpoppler-glib-dev, librsvg2-dev.
+        // cairo, poppler-glib and librsvg, opened on first use (see `delayLoadedHeaders`). Their
+        // packages, for `make setup`: libcairo2-dev, libpoppler-glib-dev, librsvg2-dev.
         .target(
-            name: "CQuireDelayLoad", dependencies: ["CGLib", "CCairo"], cSettings: [.unsafeFlags(delayLoadedHeaders)]),
+            name: "CQuireDelayLoad", dependencies: ["CGLib", "CFreeType"], cSettings: [.unsafeFlags(delayLoadedHeaders)]),
 
         // Errors, limits, hashing, JSON: no C dependencies.
         .target(name: "QuireCore"),
@@ -89,7 +90,7 @@ let package = Package(
             ], swiftSettings: hotPathSettings),
         // Images: sizes from headers only, and decoding to a size budget (PNG, JPEG, GIF, WebP, SVG).
         .target(
-            name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CGLib", "CCairo", "CQuireDelayLoad"]),
+            name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CGLib", "CFreeType", "CCairo", "CQuireDelayLoad"]),
         // Page preparation on bitmaps: rotate, border-crop, split spreads; decode budgets.
         .target(name: "QuirePreparation", dependencies: ["QuireCore"]),
         // Boxes, lines, pages: styled documents to per-page display lists.
@@ -104,7 +105,7 @@ let package = Package(
         // PDF documents (poppler): metadata, labels, outline, parallel rendering with page preparation.
         .target(
             name: "QuirePDF",
-            dependencies: ["QuireCore", "QuireImages", "QuirePaint", "QuirePreparation", "CGLib", "CCairo", "CQuireDelayLoad"]),
+            dependencies: ["QuireCore", "QuireImages", "QuirePaint", "QuirePreparation", "CGLib", "CFreeType", "CCairo", "CQuireDelayLoad"]),
         // The position map: pages tied to semantic positions (spine item + text offset, or PDF page).
         .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout", "QuirePDF"]),
         // The public umbrella: `import Quire`.

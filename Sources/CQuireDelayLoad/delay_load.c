@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cairo-ft.h>
+#include <cairo.h>
 #include <glib-object.h>
 #include <librsvg/rsvg.h>
 #include <poppler.h>
@@ -37,9 +39,11 @@ static void open_library(Library *library) {
     }
 }
 
+static Library cairo = {{"libcairo.so.2", "libcairo.so"}, "cairo_create", PTHREAD_ONCE_INIT, NULL, ""};
 static Library poppler = {{"libpoppler-glib.so.8", "libpoppler-glib.so"}, "poppler_document_new_from_file", PTHREAD_ONCE_INIT, NULL, ""};
 static Library rsvg = {{"librsvg-2.so.2", "librsvg-2.so"}, "rsvg_handle_new_from_data", PTHREAD_ONCE_INIT, NULL, ""};
 static Library gobject = {{"libgobject-2.0.so.0", "libgobject-2.0.so"}, "g_object_unref", PTHREAD_ONCE_INIT, NULL, ""};
+static void open_cairo(void) { open_library(&cairo); }
 static void open_poppler(void) { open_library(&poppler); }
 static void open_rsvg(void) { open_library(&rsvg); }
 static void open_gobject(void) { open_library(&gobject); }
@@ -50,6 +54,7 @@ static bool load(Library *library, void (*opener)(void), char *reason, size_t si
     return library->handle != NULL;
 }
 
+bool quire_load_cairo(char *reason, size_t size) { return load(&cairo, open_cairo, reason, size); }
 bool quire_load_poppler(char *reason, size_t size) { return load(&poppler, open_poppler, reason, size); }
 bool quire_load_rsvg(char *reason, size_t size) { return load(&rsvg, open_rsvg, reason, size); }
 
@@ -88,6 +93,53 @@ static void *resolve(Library *library, void (*opener)(void), const char *name) {
         }                                                                                      \
         function args;                                                                         \
     }
+
+// cairo: the functions Quire calls (painting, PDF pages, SVG images, image buffers).
+STUB_VOID(cairo, cairo_clip, (cairo_t *cr), (cr))
+STUB(cairo, cairo_t *, cairo_create, (cairo_surface_t *target), (target))
+STUB_VOID(cairo, cairo_destroy, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_fill, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_font_face_destroy, (cairo_font_face_t *font_face), (font_face))
+STUB(cairo, cairo_status_t, cairo_font_face_set_user_data, (cairo_font_face_t *font_face, const cairo_user_data_key_t *key, void *user_data, cairo_destroy_func_t destroy), (font_face, key, user_data, destroy))
+STUB(cairo, cairo_font_options_t *, cairo_font_options_create, (void), ())
+STUB_VOID(cairo, cairo_font_options_destroy, (cairo_font_options_t *options), (options))
+STUB_VOID(cairo, cairo_font_options_set_antialias, (cairo_font_options_t *options, cairo_antialias_t antialias), (options, antialias))
+STUB_VOID(cairo, cairo_font_options_set_hint_metrics, (cairo_font_options_t *options, cairo_hint_metrics_t hint_metrics), (options, hint_metrics))
+STUB_VOID(cairo, cairo_font_options_set_hint_style, (cairo_font_options_t *options, cairo_hint_style_t hint_style), (options, hint_style))
+STUB(cairo, int, cairo_format_stride_for_width, (cairo_format_t format, int width), (format, width))
+STUB(cairo, cairo_font_face_t *, cairo_ft_font_face_create_for_ft_face, (FT_Face face, int load_flags), (face, load_flags))
+STUB_VOID(cairo, cairo_ft_font_face_set_synthesize, (cairo_font_face_t *font_face, unsigned int synth_flags), (font_face, synth_flags))
+STUB(cairo, cairo_pattern_t *, cairo_get_source, (cairo_t *cr), (cr))
+STUB(cairo, cairo_surface_t *, cairo_image_surface_create, (cairo_format_t format, int width, int height), (format, width, height))
+STUB(cairo, cairo_surface_t *, cairo_image_surface_create_for_data, (unsigned char *data, cairo_format_t format, int width, int height, int stride), (data, format, width, height, stride))
+STUB(cairo, unsigned char *, cairo_image_surface_get_data, (cairo_surface_t *surface), (surface))
+STUB(cairo, int, cairo_image_surface_get_height, (cairo_surface_t *surface), (surface))
+STUB(cairo, int, cairo_image_surface_get_stride, (cairo_surface_t *surface), (surface))
+STUB(cairo, int, cairo_image_surface_get_width, (cairo_surface_t *surface), (surface))
+STUB_VOID(cairo, cairo_line_to, (cairo_t *cr, double x, double y), (cr, x, y))
+STUB_VOID(cairo, cairo_move_to, (cairo_t *cr, double x, double y), (cr, x, y))
+STUB_VOID(cairo, cairo_paint, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_pattern_set_extend, (cairo_pattern_t *pattern, cairo_extend_t extend), (pattern, extend))
+STUB_VOID(cairo, cairo_pattern_set_filter, (cairo_pattern_t *pattern, cairo_filter_t filter), (pattern, filter))
+STUB_VOID(cairo, cairo_rectangle, (cairo_t *cr, double x, double y, double width, double height), (cr, x, y, width, height))
+STUB_VOID(cairo, cairo_restore, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_save, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_scale, (cairo_t *cr, double sx, double sy), (cr, sx, sy))
+STUB_VOID(cairo, cairo_set_dash, (cairo_t *cr, const double *dashes, int num_dashes, double offset), (cr, dashes, num_dashes, offset))
+STUB_VOID(cairo, cairo_set_font_face, (cairo_t *cr, cairo_font_face_t *font_face), (cr, font_face))
+STUB_VOID(cairo, cairo_set_font_options, (cairo_t *cr, const cairo_font_options_t *options), (cr, options))
+STUB_VOID(cairo, cairo_set_font_size, (cairo_t *cr, double size), (cr, size))
+STUB_VOID(cairo, cairo_set_line_width, (cairo_t *cr, double width), (cr, width))
+STUB_VOID(cairo, cairo_set_source_rgb, (cairo_t *cr, double red, double green, double blue), (cr, red, green, blue))
+STUB_VOID(cairo, cairo_set_source_rgba, (cairo_t *cr, double red, double green, double blue, double alpha), (cr, red, green, blue, alpha))
+STUB_VOID(cairo, cairo_set_source_surface, (cairo_t *cr, cairo_surface_t *surface, double x, double y), (cr, surface, x, y))
+STUB_VOID(cairo, cairo_show_glyphs, (cairo_t *cr, const cairo_glyph_t *glyphs, int num_glyphs), (cr, glyphs, num_glyphs))
+STUB_VOID(cairo, cairo_stroke, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_surface_destroy, (cairo_surface_t *surface), (surface))
+STUB_VOID(cairo, cairo_surface_finish, (cairo_surface_t *surface), (surface))
+STUB_VOID(cairo, cairo_surface_flush, (cairo_surface_t *surface), (surface))
+STUB(cairo, cairo_status_t, cairo_surface_status, (cairo_surface_t *surface), (surface))
+STUB_VOID(cairo, cairo_translate, (cairo_t *cr, double tx, double ty), (cr, tx, ty))
 
 // poppler-glib
 STUB(poppler, PopplerDocument *, poppler_document_new_from_file,

@@ -1,9 +1,13 @@
 import CQuireDelayLoad
 import QuireCore
 
-/// poppler-glib and librsvg are opened on first use (see CQuireDelayLoad). Each entry point checks
+/// cairo, poppler-glib and librsvg are opened on first use (see CQuireDelayLoad). Each entry point checks
 /// here first, so a missing library is one clear `.unsupported` error (exit 69), not a crash.
 public enum DelayLoad {
+    public static func requireCairo() throws {
+        try require(quire_load_cairo, library: "libcairo", purpose: "drawing pages and images")
+    }
+
     public static func requirePoppler() throws {
         try require(quire_load_poppler, library: "libpoppler-glib", purpose: "reading PDF files")
     }

@@ -34,6 +34,7 @@ public enum ImageDecoder {
     public static func decode(
         _ bytes: [UInt8], info: ImageInfo, maxWidth: Int, maxHeight: Int, limits: Limits = .standard
     ) throws -> DecodedImage {
+        try DelayLoad.requireCairo()
         if info.format != .svg { try info.checkLimits(limits) }
         let target = info.fittedSize(maxWidth: maxWidth, maxHeight: maxHeight)
         if info.format == .svg { return try renderSVG(bytes, width: target.width, height: target.height) }

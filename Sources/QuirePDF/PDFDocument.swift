@@ -62,6 +62,7 @@ public final class PDFDocument {
     /// Opens `path` (a file name; poppler wants a file:// URI, made here). Missing or wrong
     /// passwords are `.passwordRequired` (exit 69); damaged or non-PDF files are `.invalidPDF` (65).
     public init(path: String, password: String? = nil) throws {
+        try DelayLoad.requireCairo()
         try DelayLoad.requirePoppler()
         PopplerQuiet.install()
         self.path = path

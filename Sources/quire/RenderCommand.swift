@@ -133,6 +133,7 @@ enum RenderCommand {
         let streaming = !mapOnly && options.value("pages") == nil
         let failure = FailureBox()
         let paintSettings = paint
+        if !mapOnly { try DelayLoad.requireCairo() }
         if streaming { try Output.createDirectory(out + "/pages") }
         let streamProgress = Progress(total: container.publication.spine.count, enabled: showProgress && streaming, unit: "chapters")
         let spineStep = PositionMap.spineStep(container)

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// poppler-glib and librsvg are opened on first use (Sources/CQuireDelayLoad), so EPUB work never
-/// loads them. A broken copy found first (here: zlib under their names, through LD_LIBRARY_PATH)
+/// cairo, poppler-glib and librsvg are opened on first use (Sources/CQuireDelayLoad), so map-only
+/// layout never loads them, nor EPUB work poppler. A broken copy found first (here: zlib under their names, through LD_LIBRARY_PATH)
 /// gives one clear error for a PDF, and a placeholder with a warning for an SVG image.
 final class DelayLoadTests: XCTestCase {
     var directory: URL!
@@ -15,12 +15,13 @@ final class DelayLoadTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func testExecutableDoesNotLinkPopplerOrRsvg() throws {
+    func testExecutableDoesNotLinkCairoPopplerOrRsvg() throws {
         let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", TestSupport.quireBinary.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let needed = result.stdoutText.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         XCTAssertTrue(needed.contains { $0.contains("libharfbuzz") }, "the dynamic section was read: \(needed)")
-        XCTAssertFalse(needed.contains { $0.contains("poppler") || $0.contains("rsvg") || $0.contains("gobject") }, "\(needed)")
+        XCTAssertFalse(
+            needed.contains { $0.contains("poppler") || $0.contains("rsvg") || $0.contains("gobject") || $0.contains("cairo") }, "\(needed)")
     }
 
     /// A directory holding zlib under the given library names: a real shared object, but not the library.
@@ -55,6 +56,23 @@ final class DelayLoadTests: XCTestCase {
             ["render", try LayoutTests.sampleBook().path, "--out", directory.appendingPathComponent("epub-out").path, "--map-only", "--quiet"],
             environment: environment)
         XCTAssertEqual(epub.status, 0, epub.stderr)
+    }
+
+    func testBrokenCairoStopsPaintingButNotMapOnlyLayout() throws {
+        let environment = try brokenLibraries(["libcairo.so.2", "libcairo.so"])
+        let book = try LayoutTests.sampleBook().path
+        let mapOnly = try TestSupport.run(
+            TestSupport.quireBinary, ["render", book, "--out", directory.appendingPathComponent("map").path, "--map-only", "--quiet"],
+            environment: environment)
+        XCTAssertEqual(mapOnly.status, 0, mapOnly.stderr)
+        let out = directory.appendingPathComponent("pages")
+        let painted = try TestSupport.run(TestSupport.quireBinary, ["render", book, "--out", out.path, "--quiet"], environment: environment)
+        XCTAssertEqual(painted.status, 69, painted.stderr)
+        let lines = painted.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, painted.stderr)
+        XCTAssertTrue(lines.first?.hasPrefix("quire: error: ") ?? false, painted.stderr)
+        XCTAssertTrue(painted.stderr.contains("libcairo"), painted.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("positions.json").path), "no map is written")
     }
 
     func testBrokenRsvgLeavesAPlaceholderAndAWarning() throws {

@@ -1,20 +1,23 @@
 #ifndef QUIRE_DELAY_LOAD_H
 #define QUIRE_DELAY_LOAD_H
 
-// poppler-glib and librsvg, with the GTK stack they pull in (gio, pango, gdk-pixbuf, NSS, lcms...),
-// are opened on first use, not at start-up: a book without PDFs or SVG never pays their loading
-// time or memory. Swift sees only the declarations below, never the libraries' own headers;
+// cairo (with pixman and the X11 libraries it links), poppler-glib and librsvg (with the GTK stack
+// they pull in: gio, pango, gdk-pixbuf, NSS, lcms...) are opened on first use, not at start-up:
+// map-only layout never pays their loading time or memory, nor a book without PDFs or SVG. Swift sees only the declarations below, never the libraries' own headers;
 // delay_load.c includes those too, so the compiler checks every declaration here against them.
 
-#include <cairo.h>
 #include <glib.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-// Call before the first poppler_* or rsvg_* call: loads the library, or returns false with the
+// Call before the first cairo_*, poppler_* or rsvg_* call: loads the library, or returns false with the
 // reason in `reason`.
+bool quire_load_cairo(char *reason, size_t size);
 bool quire_load_poppler(char *reason, size_t size);
 bool quire_load_rsvg(char *reason, size_t size);
+
+// cairo's own declarations are imported through CCairo; these need only its context type.
+typedef struct _cairo cairo_t;
 
 // poppler-glib
 typedef struct _PopplerDocument PopplerDocument;
