@@ -80,9 +80,9 @@ public final class SharedShaping: Sendable {
 
     func parameters(_ id: Int) -> ShapingParameters { registry.withLock { $0.list[id] } }
 
-    func width(_ key: TextKey) -> (advance: Double, missing: Bool)? { widths.withLock { $0.find(key) } }
+    func width(_ key: WidthKey) -> (advance: Double, missing: Bool)? { widths.withLock { $0.find(key) } }
 
-    func store(_ key: TextKey, advance: Double, missing: Bool) {
+    func store(_ key: WidthKey, advance: Double, missing: Bool) {
         widths.withLock { table in
             if table.find(key) == nil { table.insert(key, advance: advance, missing: missing) }
         }
@@ -150,32 +150,33 @@ public final class Shaper {
             let shaped = shape(text, parameterID: parameterID)
             return (shaped.advance, shaped.hasMissingGlyphs)
         }
-        if let known = recent.find(key) {
+        let widthKey = WidthKey(key)
+        if let known = recent.find(widthKey) {
             hits += 1
             return (known.advance, known.missing)
         }
         let measured: (advance: Double, missing: Bool)
         if keepsGlyphs {
             // Painting shapes the same words again: keep their glyphs.
-            if let known = widths.find(key) {
+            if let known = widths.find(widthKey) {
                 hits += 1
                 measured = known
             } else {
                 misses += 1
                 let shaped = cachedShape(text, key: key, parameterID: parameterID).shaped
                 measured = (shaped.advance, shaped.hasMissingGlyphs)
-                widths.insert(key, advance: measured.advance, missing: measured.missing)
+                widths.insert(widthKey, advance: measured.advance, missing: measured.missing)
             }
-        } else if let known = shared.width(key) {
+        } else if let known = shared.width(widthKey) {
             // Map-only layout keeps no glyphs; every word's width is in the book's shared table.
             hits += 1
             measured = known
         } else {
             misses += 1
             measured = measureUncached(text, parameters(parameterID))
-            shared.store(key, advance: measured.advance, missing: measured.missing)
+            shared.store(widthKey, advance: measured.advance, missing: measured.missing)
         }
-        recent.store(key, advance: measured.advance, missing: measured.missing)
+        recent.store(widthKey, advance: measured.advance, missing: measured.missing)
         return (measured.advance, measured.missing)
     }
 
