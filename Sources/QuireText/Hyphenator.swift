@@ -15,8 +15,10 @@ public final class Hyphenator: @unchecked Sendable {
     private let lock = Lock()
     private var dictionaries: [String: UnsafeMutablePointer<HyphenDict>?] = [:]
     /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached once
-    /// for all of a book's workers, keyed by the word's UTF-16 units and its language's id.
-    private var cache: [TextKey: [Int]] = [:]
+    /// for all of a book's workers, keyed by the word's units and its language's id. Words of up
+    /// to 12 units (nearly all) keep their points as bits (bit i: a break may follow unit i).
+    private var cache: [WidthKey: UInt16] = [:]
+    private var longCache: [TextKey: [Int]] = [:]
     private var languageIDs: [String: Int] = [:]
     public static let maxCacheEntries = 500_000
 
@@ -72,15 +74,27 @@ public final class Hyphenator: @unchecked Sendable {
             languageIDs[language] = languageID
         }
         let key = TextKey(units, tag: languageID)
-        if let cached = cache[key] {
+        let short = key.isInline ? WidthKey(key) : nil
+        if let short, let bits = cache[short] {
+            lock.unlock()
+            return (1..<16).filter { bits & 1 << $0 != 0 }
+        }
+        if short == nil, let cached = longCache[key] {
             lock.unlock()
             return cached
         }
         lock.unlock()
         let result = computePoints(in: String(decoding: units, as: UTF16.self), language: language)
         lock.lock()
-        if cache.count >= Hyphenator.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
-        cache[key.detached] = result
+        if cache.count + longCache.count >= Hyphenator.maxCacheEntries {
+            cache.removeAll(keepingCapacity: true)
+            longCache.removeAll(keepingCapacity: true)
+        }
+        if let short {
+            cache[short] = result.reduce(0) { $0 | 1 << UInt16($1) }
+        } else {
+            longCache[key.detached] = result
+        }
         lock.unlock()
         return result
     }

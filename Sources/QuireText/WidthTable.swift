@@ -53,6 +53,23 @@ enum WidthKey {
     }
 }
 
+extension WidthKey: Hashable {
+    static func == (lhs: WidthKey, rhs: WidthKey) -> Bool {
+        switch (lhs, rhs) {
+        case (.narrow(let a, let b), .narrow(let c, let d)): return a == c && b == d
+        case (.wide(let a, let p), .wide(let b, let q)): return a == b && p.0 == q.0 && p.1 == q.1 && p.2 == q.2
+        default: return false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .narrow(let low, let high): hasher.combine(WidthTable.hash(low, high, 0, 0))
+        case .wide(let countAndTag, let packed): hasher.combine(WidthTable.hash(packed.0, packed.1, packed.2, countAndTag))
+        }
+    }
+}
+
 /// The advances of short shaped words in flat open-addressing tables: an entry (key and advance,
 /// 24 or 40 bytes) fills less than a cache line, so a lookup costs one memory access, where a
 /// dictionary of keys and shaped glyphs costs several and many times the memory. Map-only layout
