@@ -103,6 +103,16 @@ public final class Shaper {
     private var widths = WidthTable()
     private var recent = RecentWidths()
     private let buffer: OpaquePointer
+    /// What HarfBuzz needs per parameter id, made once: language, features and, per script, the
+    /// shape plan (so a word is shaped without HarfBuzz finding its plan in the face's cache, or
+    /// the language and feature tags being parsed again).
+    private var harfBuzzSettings: [Int: HarfBuzzSettings] = [:]
+    private var plans: [PackedKey: OpaquePointer] = [:]
+
+    private struct HarfBuzzSettings {
+        var language: hb_language_t?
+        var features: [hb_feature_t]
+    }
     public private(set) var hits = 0
     public private(set) var misses = 0
     /// The caches are dropped when they grow past this many entries (bounded memory on huge books).
@@ -117,7 +127,10 @@ public final class Shaper {
         buffer = hb_buffer_create()
     }
 
-    deinit { hb_buffer_destroy(buffer) }
+    deinit {
+        hb_buffer_destroy(buffer)
+        for plan in plans.values { hb_shape_plan_destroy(plan) }
+    }
 
     public var hitRate: Double { hits + misses == 0 ? 0 : Double(hits) / Double(hits + misses) }
 
@@ -173,7 +186,7 @@ public final class Shaper {
             measured = known
         } else {
             misses += 1
-            measured = measureUncached(text, parameters(parameterID))
+            measured = measureUncached(text, id: parameterID)
             shared.store(widthKey, advance: measured.advance, missing: measured.missing)
         }
         recent.store(widthKey, advance: measured.advance, missing: measured.missing)
@@ -190,7 +203,7 @@ public final class Shaper {
     /// The shaped text from the cache, or shaped and cached (not counted: callers count).
     private func cachedShape(_ text: ArraySlice<UInt16>, key: TextKey, parameterID: Int) -> (shaped: ShapedText, wasCached: Bool) {
         if let cached = cache[key] { return (cached, true) }
-        let shaped = shapeUncached(text, parameters(parameterID))
+        let shaped = shapeUncached(text, id: parameterID)
         if cache.count >= Shaper.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
         // Keys are copied so the cache never keeps a whole paragraph's text alive.
         cache[key.detached] = shaped
@@ -198,24 +211,43 @@ public final class Shaper {
     }
 
     /// Runs HarfBuzz over the text into the shaper's buffer.
-    private func runHarfBuzz(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) {
+    private func runHarfBuzz(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters, id: Int) {
         hb_buffer_clear_contents(buffer)
         text.withUnsafeBufferPointer { units in
             hb_buffer_add_utf16(buffer, units.baseAddress, Int32(units.count), 0, Int32(units.count))
         }
+        let settings: HarfBuzzSettings
+        if let known = harfBuzzSettings[id] {
+            settings = known
+        } else {
+            settings = HarfBuzzSettings(
+                language: parameters.language.map { hb_language_from_string($0, -1) },
+                features: parameters.features.map { feature in
+                    hb_feature_t(tag: hb_tag_from_string(feature.tag, -1), value: feature.value, start: 0, end: UInt32.max)
+                })
+            harfBuzzSettings[id] = settings
+        }
         hb_buffer_set_direction(buffer, parameters.rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
-        if let language = parameters.language {
-            hb_buffer_set_language(buffer, hb_language_from_string(language, -1))
-        }
+        if let language = settings.language { hb_buffer_set_language(buffer, language) }
         hb_buffer_guess_segment_properties(buffer)
-        var features = parameters.features.map { feature in
-            hb_feature_t(tag: hb_tag_from_string(feature.tag, -1), value: feature.value, start: 0, end: UInt32.max)
+        let script = hb_buffer_get_script(buffer)
+        let key = PackedKey(id, Int(script.rawValue & 0xFF_FFFF), Int(script.rawValue >> 24))
+        var features = settings.features
+        let plan: OpaquePointer
+        if let known = plans[key] {
+            plan = known
+        } else {
+            var properties = hb_segment_properties_t()
+            hb_buffer_get_segment_properties(buffer, &properties)
+            plan = hb_shape_plan_create_cached(parameters.face.hbFace, &properties, &features, UInt32(features.count), nil)
+            plans[key] = plan
         }
-        hb_shape(parameters.face.hbFont, buffer, &features, UInt32(features.count))
+        hb_shape_plan_execute(plan, parameters.face.hbFont, buffer, &features, UInt32(features.count))
     }
 
-    private func shapeUncached(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> ShapedText {
-        runHarfBuzz(text, parameters)
+    private func shapeUncached(_ text: ArraySlice<UInt16>, id: Int) -> ShapedText {
+        let parameters = parameters(id)
+        runHarfBuzz(text, parameters, id: id)
         var count: UInt32 = 0
         let infos = hb_buffer_get_glyph_infos(buffer, &count)!
         let positions = hb_buffer_get_glyph_positions(buffer, &count)!
@@ -237,8 +269,9 @@ public final class Shaper {
 
     /// The advance alone (summed as `shapeUncached` sums it) and whether a glyph is missing: map-only
     /// layout keeps no glyphs, so none are built.
-    private func measureUncached(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters) -> (advance: Double, missing: Bool) {
-        runHarfBuzz(text, parameters)
+    private func measureUncached(_ text: ArraySlice<UInt16>, id: Int) -> (advance: Double, missing: Bool) {
+        let parameters = parameters(id)
+        runHarfBuzz(text, parameters, id: id)
         var count: UInt32 = 0
         let infos = hb_buffer_get_glyph_infos(buffer, &count)!
         let positions = hb_buffer_get_glyph_positions(buffer, &count)!
