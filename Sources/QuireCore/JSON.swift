@@ -57,8 +57,8 @@ public enum JSON: Sendable, Equatable {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
-        case .double(let value): out.append(contentsOf: JSON.format(value).utf8)
+        case .int(let value): JSON.appendInteger(value, to: &out)
+        case .double(let value): JSON.appendDouble(value, to: &out)
         case .string(let value): JSON.writeString(value, to: &out)
         case .array(let items):
             if items.isEmpty {
@@ -101,17 +101,50 @@ public enum JSON: Sendable, Equatable {
     /// Doubles are written with up to 9 decimals, trailing zeros trimmed: stable, platform-independent,
     /// and precise enough that a progression × a chapter length rounds back to the same offset.
     static func format(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
+        var bytes: [UInt8] = []
+        appendDouble(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Written straight into the output (a map holds tens of thousands of numbers): no String.
+    static func appendDouble(_ value: Double, to out: inout [UInt8]) {
+        guard value.isFinite else { return out.append(contentsOf: "null".utf8) }
         let scale = 1_000_000_000.0
         let scaled = (value * scale).rounded()
-        if scaled == 0 { return "0" }
-        let negative = scaled < 0
-        let magnitude = Int64(abs(scaled))
-        let whole = magnitude / Int64(scale)
-        var fraction = String(magnitude % Int64(scale))
-        fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        return (negative ? "-" : "") + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
+        if scaled == 0 { return out.append(UInt8(ascii: "0")) }
+        // Past Int64's range with nine decimals: the shortest round-trip form.
+        guard abs(scaled) < 9.0e18 else { return out.append(contentsOf: String(value).utf8) }
+        let magnitude = UInt64(abs(scaled))
+        if scaled < 0 { out.append(UInt8(ascii: "-")) }
+        appendDigits(magnitude / 1_000_000_000, to: &out)
+        var fraction = magnitude % 1_000_000_000
+        guard fraction != 0 else { return }
+        var digits = 9
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        out.append(UInt8(ascii: "."))
+        var divisor: UInt64 = 1
+        for _ in 1..<digits { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
+    static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendDigits(value.magnitude, to: &out)
+    }
+
+    private static func appendDigits(_ value: UInt64, to out: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
     }
 
     static func writeString(_ value: String, to out: inout [UInt8]) {

@@ -231,6 +231,9 @@ enum RenderCommand {
                 "quire: \(pages.count) pages\(mapOnly ? "" : ", \(selection.count) painted") → \(out)/ (shaping cache hit rate \(fixedDecimals(hitRate, 1))%)\n",
                 stderr)
         }
+        // Everything is written: end the process here rather than release the book's layout, map
+        // and caches object by object on the way out (about 3 ms of a 150 ms Moby-Dick run).
+        exit(0)
     }
 
     /// Each measured image once (an image used by several chapters has one size), sorted by path:

@@ -58,6 +58,19 @@ import Testing
         #expect(FileSystem.resolvingSymlinks(base + "/a/../a/b") == FileSystem.resolvingSymlinks(base) + "/a/b")
     }
 
+    /// Numbers are written without going through String, with the same text as before: up to nine
+    /// decimals, trailing zeros trimmed; integers as they are.
+    @Test func jsonNumbers() {
+        let doubles: [(Double, String)] = [
+            (0, "0"), (1, "1"), (-1, "-1"), (0.5, "0.5"), (0.125, "0.125"), (1e-9, "0.000000001"), (4e-10, "0"),
+            (123.456, "123.456"), (-0.000001, "-0.000001"), (0.005, "0.005"), (1e9, "1000000000"), (2.0 / 3.0, "0.666666667"),
+            (.infinity, "null"), (1e300, "1e+300"),
+        ]
+        for (value, text) in doubles { #expect(JSON.double(value).serialized() == text, "\(value)") }
+        let ints: [(Int64, String)] = [(0, "0"), (7, "7"), (-12, "-12"), (10, "10"), (Int64.max, "9223372036854775807"), (Int64.min, "-9223372036854775808")]
+        for (value, text) in ints { #expect(JSON.int(value).serialized() == text) }
+    }
+
     @Test func numbersAndEnvironment() {
         #expect(fixedDecimals(88.84, 1) == "88.8")
         #expect(fixedDecimals(2.95, 1) == "3.0")
