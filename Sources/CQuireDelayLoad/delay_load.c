@@ -64,6 +64,7 @@ static void *resolve(Library *library, void (*opener)(void), const char *name) {
     pthread_once(&library->once, opener);
     void *function = library->handle ? dlsym(library->handle, name) : NULL;
     if (!function) {
+        fflush(stdout);
         fprintf(stderr, "quire: error: cannot load %s from %s: %s\n", name, library->names[0],
                 library->handle ? "no such function" : library->error);
         _exit(69);
@@ -73,6 +74,11 @@ static void *resolve(Library *library, void (*opener)(void), const char *name) {
 
 // The looked-up pointer is published with release/acquire atomics: stubs are called from
 // several worker threads at once.
+// The executable exports its symbols (Swift links with -export-dynamic), so once loaded the
+// libraries' calls to each other by these names come through the stubs too. That is correct, as
+// each stub looks its function up in its library's own handle; it costs one indirect call. (No
+// library calls one of these functions while it is being opened, which would wait on its own
+// pthread_once.)
 #define STUB(library, ret, name, params, args)                                                  \
     ret name params {                                                                          \
         static ret(*resolved) params;                                                          \

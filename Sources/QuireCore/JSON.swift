@@ -379,7 +379,8 @@ public struct JSONReader {
             }
             runStart = index
         }
-        return String(decoding: out, as: UTF8.self)
+        guard let string = String(validating: out, as: UTF8.self) else { throw error("a string is not valid UTF-8") }
+        return string
     }
 
     private mutating func number() throws(SyntaxError) -> Any {
@@ -417,6 +418,7 @@ public func fixedDecimals(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return String(value) }
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
+    guard abs(value) * scale < 9.0e18 else { return String(value) }
     let scaled = (abs(value) * scale).rounded()
     let whole = Int64(scaled / scale)
     var fraction = String(Int64(scaled - Double(whole) * scale))

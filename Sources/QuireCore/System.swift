@@ -54,8 +54,10 @@ public enum FileSystem {
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
         let flushed = fflush(file) == 0
         let error = SystemError()
-        fclose(file)
+        // Some file systems (NFS, quotas) report a failed write only when the file is closed.
+        let closed = fclose(file) == 0
         guard written == bytes.count, flushed else { throw error }
+        guard closed else { throw SystemError() }
     }
 
     /// Creates a directory and any missing parents (like `mkdir -p`).

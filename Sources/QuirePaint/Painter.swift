@@ -163,8 +163,12 @@ public final class Painter {
         let width = max(1, Int(box.rect.width.rounded(.up)))
         let height = max(1, Int(box.rect.height.rounded(.up)))
         if let data = box.inlineData {
-            guard let info = try? ImageInfo.measure(data) else { return nil }
-            return try? ImageDecoder.decode(data, info: info, maxWidth: width, maxHeight: height)
+            do {
+                return try ImageDecoder.decode(data, info: try ImageInfo.measure(data), maxWidth: width, maxHeight: height)
+            } catch {
+                imageWarnings.append("inline image: \(error)")
+                return nil
+            }
         }
         guard let path = box.resource, let resources else { return nil }
         let key = "\(path)@\(width)x\(height)"

@@ -239,7 +239,11 @@ public final class Shaper {
         } else {
             var properties = hb_segment_properties_t()
             hb_buffer_get_segment_properties(buffer, &properties)
-            plan = hb_shape_plan_create_cached(parameters.face.hbFace, &properties, &features, UInt32(features.count), nil)
+            // With the font's variation coordinates, as hb_shape would (a variable font's named instance).
+            var length: UInt32 = 0
+            let coordinates = hb_font_get_var_coords_normalized(parameters.face.hbFont, &length)
+            plan = hb_shape_plan_create_cached2(
+                parameters.face.hbFace, &properties, &features, UInt32(features.count), coordinates, length, nil)
             plans[key] = plan
         }
         hb_shape_plan_execute(plan, parameters.face.hbFont, buffer, &features, UInt32(features.count))

@@ -78,7 +78,11 @@ enum RenderCommand {
             }
             let high = bounds.count == 2 ? (bounds[1].isEmpty ? count : Int(bounds[1]) ?? -1) : low
             guard low >= 1, high >= low else { throw QuireError.usage("--pages takes ranges such as 1-5,8,10-") }
-            for page in low...min(high, count) { pages.insert(page) }
+            // Pages past the end are left out (a range may run past it).
+            if low <= count { for page in low...min(high, count) { pages.insert(page) } }
+        }
+        guard !pages.isEmpty || count == 0 else {
+            throw QuireError.usage("--pages \(text): the book has \(count) page\(count == 1 ? "" : "s")")
         }
         return pages.sorted()
     }
@@ -351,7 +355,7 @@ enum OpenAt {
             let manifest = layout.container.publication.item(for: item)
             return manifest?.path == path || manifest?.href == path
         }) else { throw QuireError.unresolvable("href '\(href)' is not in the book") }
-        let progression = (locator["locations"] as? [String: Any])?["progression"] as? Double ?? 0
+        let progression = JSONReader.double((locator["locations"] as? [String: Any])?["progression"]) ?? 0
         let chapter = handle(index)
         if progression == 0 {
             // The chapter's first page: its offset cannot depend on what follows; only the pages

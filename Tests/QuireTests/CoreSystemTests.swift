@@ -35,6 +35,8 @@ import Testing
         #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.parse(deep) }
         let fine = String(repeating: "[", count: JSONReader.maxDepth) + String(repeating: "]", count: JSONReader.maxDepth)
         #expect(try JSONReader.parse(fine) is [Any])
+        // Invalid UTF-8 inside a string is refused, as Foundation's reader refuses it.
+        #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.parse([0x22, 0xFF, 0x22]) }
         // An unpaired surrogate escape becomes U+FFFD rather than failing.
         #expect(try JSONReader.parse(#""\ud800x""#) as? String == "\u{FFFD}x")
     }

@@ -94,4 +94,49 @@ final class SampleBooksTests: XCTestCase {
             XCTAssertLessThan(width, height, "page \(page) is \(width)×\(height)")
         }
     }
+
+    /// `--open-at` answers a page for a number, `last`, or a Locator, whatever way the Locator
+    /// writes its numbers (a progression of 1 written as an integer is the chapter's end).
+    func testOpenAtAnswersThePageOfALocator() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let book = try LayoutTests.sampleBook().path
+        func openAt(_ target: String) throws -> String {
+            let result = try TestSupport.quire(
+                "render", book, "--out", directory.appendingPathComponent("out").path, "--map-only", "--quiet", "--open-at", target)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        XCTAssertEqual(try openAt("5"), "5")
+        let pages = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("out/positions.json"))) as? [String: Any])
+        let pageList = try XCTUnwrap(pages["pages"] as? [[String: Any]])
+        XCTAssertEqual(try openAt("last"), String(pageList.count))
+        // Chapter one (spine item 2) runs over the pages whose spineIndex is 2.
+        let chapterPages = pageList.enumerated().filter { $0.element["spineIndex"] as? Int == 2 }.map { $0.offset + 1 }
+        let first = try XCTUnwrap(chapterPages.first)
+        let last = try XCTUnwrap(chapterPages.last)
+        XCTAssertGreaterThan(last, first)
+        let href = "text/chapter01.xhtml"
+        XCTAssertEqual(try openAt(#"{"href":"\#(href)","locations":{"progression":0}}"#), String(first))
+        XCTAssertEqual(try openAt(#"{"href":"\#(href)","locations":{"progression":1}}"#), String(last))
+        XCTAssertEqual(try openAt(#"{"href":"\#(href)","locations":{"progression":1.0}}"#), String(last))
+        let middle = Int(try openAt(#"{"href":"\#(href)","locations":{"progression":0.5}}"#)) ?? 0
+        XCTAssertTrue(middle > first && middle < last, "\(middle) is inside \(first)…\(last)")
+    }
+
+    /// `--pages` past the end of the book: a range is cut at the end; nothing left is one usage error.
+    func testPagesPastTheEnd() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let book = try LayoutTests.sampleBook().path
+        let out = directory.appendingPathComponent("out")
+        let cut = try TestSupport.quire("render", book, "--out", out.path, "--pages", "44-500", "--quiet")
+        XCTAssertEqual(cut.status, 0, cut.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("pages").path).count, 3)
+        let beyond = try TestSupport.quire("render", book, "--out", directory.appendingPathComponent("beyond").path, "--pages", "500", "--quiet")
+        XCTAssertEqual(beyond.status, 64, beyond.stderr)
+        XCTAssertEqual(beyond.stderr.split(separator: "\n").count, 1, beyond.stderr)
+        XCTAssertTrue(beyond.stderr.hasPrefix("quire: error: ") && beyond.stderr.contains("46 pages"), beyond.stderr)
+    }
 }
