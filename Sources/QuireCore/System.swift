@@ -27,6 +27,30 @@ public final class Lock: @unchecked Sendable {
     }
 }
 
+/// Starts `work` on a thread of its own. Background jobs (preloading, hashing) must not take a
+/// thread of Dispatch's global pool: layout workers run on that pool and wait there for image
+/// measurements queued on it, and a pool slot held by a background job can leave a book laid out
+/// by one worker.
+public func startThread(_ work: @escaping @Sendable () -> Void) {
+    final class Box {
+        let work: @Sendable () -> Void
+        init(_ work: @escaping @Sendable () -> Void) { self.work = work }
+    }
+    let box = Unmanaged.passRetained(Box(work)).toOpaque()
+    var thread = pthread_t()
+    let started = pthread_create(&thread, nil, { raw in
+        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+        box.work()
+        return nil
+    }, box)
+    if started == 0 {
+        pthread_detach(thread)
+    } else {
+        // No thread to be had: do the work here.
+        Unmanaged<Box>.fromOpaque(box).takeRetainedValue().work()
+    }
+}
+
 public enum FileSystem {
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 

@@ -1,5 +1,4 @@
 import CHyphen
-import Dispatch
 import Glibc
 import QuireCore
 
@@ -55,7 +54,7 @@ public final class Hyphenator: @unchecked Sendable {
     /// middle of the layout; started before the workers, it runs while the book is being opened.
     public func preloadInBackground(_ language: String) {
         guard Hyphenator.dictionaryPath(for: language) != nil else { return }
-        DispatchQueue.global().async { [self] in _ = dictionary(for: language) }
+        startThread { [self] in _ = dictionary(for: language) }
     }
 
     /// Hyphenation points of a word, as UTF-16 offsets where a break may go (a hyphen is added before it).

@@ -1,4 +1,5 @@
 import Dispatch
+import Quire
 
 /// Work started now on another thread, its result (or error) collected later with `value()`.
 final class Background<Value: Sendable>: @unchecked Sendable {
@@ -6,7 +7,8 @@ final class Background<Value: Sendable>: @unchecked Sendable {
     private var result: Result<Value, Error>?
 
     init(_ work: @escaping @Sendable () throws -> Value) {
-        DispatchQueue.global().async {
+        // A thread of its own, not Dispatch's pool (see `startThread`).
+        startThread {
             self.result = Result(catching: work)
             self.done.signal()
         }
