@@ -26,21 +26,20 @@ public enum PositionMap {
         }
     }
 
-    /// SHA-256 of a file, streamed through one 64 KB buffer (it runs beside the layout, so it
-    /// should add little to the peak memory).
+    /// SHA-256 of a file, streamed through a 16 KB buffer on the stack (it runs on a thread of its
+    /// own beside the layout, which then needs no heap of its own).
     public static func sha256(ofFile path: String) throws -> String {
         guard let handle = fopen(path, "rb") else { throw QuireError.cannotOpen(path: path, reason: "cannot be read") }
         defer { fclose(handle) }
         var hash = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, handle) }
-            if count > 0 { buffer.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) } }
-            if count < buffer.count {
-                if ferror(handle) != 0 { throw QuireError.io("\(path): read error") }
-                break
+        let failed = withUnsafeTemporaryAllocation(byteCount: 1 << 14, alignment: 16) { buffer -> Bool in
+            while true {
+                let count = fread(buffer.baseAddress, 1, buffer.count, handle)
+                if count > 0 { hash.update(UnsafeRawBufferPointer(rebasing: buffer.prefix(count))) }
+                if count < buffer.count { return ferror(handle) != 0 }
             }
         }
+        if failed { throw QuireError.io("\(path): read error") }
         return hexString(hash.finalize())
     }
 
