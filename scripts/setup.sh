@@ -6,7 +6,7 @@ set -euo pipefail
 # C libraries the package links (headers + pkg-config files).
 BUILD_PACKAGES=(
   pkg-config libzip-dev libxml2-dev libfreetype-dev libharfbuzz-dev libicu-dev libfontconfig-dev
-  libfribidi-dev libcairo2-dev libpoppler-glib-dev libjpeg62-turbo-dev libpng-dev librsvg2-dev
+  libfribidi-dev libglib2.0-dev libcairo2-dev libpoppler-glib-dev libjpeg62-turbo-dev libpng-dev librsvg2-dev
   libwebp-dev libhyphen-dev libchafa-dev
 )
 # Fonts and hyphenation dictionaries used at run time.
@@ -15,7 +15,7 @@ RUNTIME_PACKAGES=(
 )
 # Tools the tests, the sample build and the benchmarks call.
 TOOL_PACKAGES=(
-  zip unzip libxml2-utils poppler-utils mupdf-tools tmux qpdf hyperfine time bc python3
+  zip unzip libxml2-utils poppler-utils mupdf-tools tmux qpdf hyperfine time bc python3 binutils
 )
 
 packages=("${BUILD_PACKAGES[@]}" "${RUNTIME_PACKAGES[@]}" "${TOOL_PACKAGES[@]}")

@@ -19,6 +19,8 @@ public enum DelayLoad {
     private static func require(
         _ load: (UnsafeMutablePointer<CChar>?, Int) -> Bool, library: String, purpose: String
     ) throws {
+        // The usual case (loaded) allocates nothing: image decoding asks for every image.
+        if load(nil, 0) { return }
         var reason = [CChar](repeating: 0, count: 512)
         guard !load(&reason, reason.count) else { return }
         let detail = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -210,8 +210,12 @@ public final class Shaper {
         return (shaped, false)
     }
 
-    /// Runs HarfBuzz over the text into the shaper's buffer.
-    private func runHarfBuzz(_ text: ArraySlice<UInt16>, _ parameters: ShapingParameters, id: Int) {
+    /// Runs HarfBuzz over the text into the shaper's buffer; its glyphs, their positions and the
+    /// scale from font units to points.
+    private func runHarfBuzz(_ text: ArraySlice<UInt16>, id: Int) -> (
+        count: Int, infos: UnsafeMutablePointer<hb_glyph_info_t>, positions: UnsafeMutablePointer<hb_glyph_position_t>, scale: Double
+    ) {
+        let parameters = parameters(id)
         hb_buffer_clear_contents(buffer)
         text.withUnsafeBufferPointer { units in
             hb_buffer_add_utf16(buffer, units.baseAddress, Int32(units.count), 0, Int32(units.count))
@@ -247,19 +251,18 @@ public final class Shaper {
             plans[key] = plan
         }
         hb_shape_plan_execute(plan, parameters.face.hbFont, buffer, &features, UInt32(features.count))
-    }
-
-    private func shapeUncached(_ text: ArraySlice<UInt16>, id: Int) -> ShapedText {
-        let parameters = parameters(id)
-        runHarfBuzz(text, parameters, id: id)
         var count: UInt32 = 0
         let infos = hb_buffer_get_glyph_infos(buffer, &count)!
         let positions = hb_buffer_get_glyph_positions(buffer, &count)!
-        let scale = parameters.size / parameters.face.unitsPerEm
+        return (Int(count), infos, positions, parameters.size / parameters.face.unitsPerEm)
+    }
+
+    private func shapeUncached(_ text: ArraySlice<UInt16>, id: Int) -> ShapedText {
+        let (count, infos, positions, scale) = runHarfBuzz(text, id: id)
         var glyphs: [ShapedGlyph] = []
-        glyphs.reserveCapacity(Int(count))
+        glyphs.reserveCapacity(count)
         var advance = 0.0
-        for index in 0..<Int(count) {
+        for index in 0..<count {
             let x = Double(positions[index].x_advance) * scale
             advance += x
             glyphs.append(
@@ -274,15 +277,10 @@ public final class Shaper {
     /// The advance alone (summed as `shapeUncached` sums it) and whether a glyph is missing: map-only
     /// layout keeps no glyphs, so none are built.
     private func measureUncached(_ text: ArraySlice<UInt16>, id: Int) -> (advance: Double, missing: Bool) {
-        let parameters = parameters(id)
-        runHarfBuzz(text, parameters, id: id)
-        var count: UInt32 = 0
-        let infos = hb_buffer_get_glyph_infos(buffer, &count)!
-        let positions = hb_buffer_get_glyph_positions(buffer, &count)!
-        let scale = parameters.size / parameters.face.unitsPerEm
+        let (count, infos, positions, scale) = runHarfBuzz(text, id: id)
         var advance = 0.0
         var missing = false
-        for index in 0..<Int(count) {
+        for index in 0..<count {
             advance += Double(positions[index].x_advance) * scale
             missing = missing || infos[index].codepoint == 0
         }

@@ -62,11 +62,135 @@ extension WidthKey: Hashable {
         }
     }
 
-    func hash(into hasher: inout Hasher) {
+    func hash(into hasher: inout Hasher) { hasher.combine(slotHash) }
+
+    /// Where the key's entry goes in a width table (before masking by the table's size).
+    var slotHash: Int {
         switch self {
-        case .narrow(let low, let high): hasher.combine(WidthTable.hash(low, high, 0, 0))
-        case .wide(let countAndTag, let packed): hasher.combine(WidthTable.hash(packed.0, packed.1, packed.2, countAndTag))
+        case .narrow(let low, let high): return Self.mix(low, high, 0, 0)
+        case .wide(let countAndTag, let packed): return Self.mix(packed.0, packed.1, packed.2, countAndTag)
         }
+    }
+
+    static func mix(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ d: UInt64) -> Int {
+        PackedKey.mix(a &* 0x9E37_79B9_7F4A_7C15 ^ b &* 0xC2B2_AE3D_27D4_EB4F ^ c &* 0x1656_67B1_9E37_79F9 ^ d, seed: 0)
+    }
+}
+
+/// A slot of the width tables: a key, its advance, and in the key's spare top bit whether a glyph
+/// was missing. An empty slot is all zeros (a real key is never 0, its count being at least 1).
+private protocol WidthEntry {
+    init()
+    var isEmpty: Bool { get }
+    var slotHash: Int { get }
+    var advance: Double { get }
+    var missing: Bool { get }
+}
+
+private let missingFlag: UInt64 = 1 << 63
+
+private struct NarrowWidth: WidthEntry {
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+    var advance: Double = 0
+
+    init() {}
+    init(low: UInt64, high: UInt64, advance: Double, missing: Bool) {
+        self.low = low
+        self.high = high | (missing ? missingFlag : 0)
+        self.advance = advance
+    }
+
+    var isEmpty: Bool { high == 0 }
+    var missing: Bool { high & missingFlag != 0 }
+    var slotHash: Int { WidthKey.mix(low, high & ~missingFlag, 0, 0) }
+    func holds(_ low: UInt64, _ high: UInt64) -> Bool { self.low == low && self.high & ~missingFlag == high }
+}
+
+private struct WideWidth: WidthEntry {
+    var countAndTag: UInt64 = 0
+    var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    var advance: Double = 0
+
+    init() {}
+    init(countAndTag: UInt64, packed: (UInt64, UInt64, UInt64), advance: Double, missing: Bool) {
+        self.countAndTag = countAndTag | (missing ? missingFlag : 0)
+        self.packed = packed
+        self.advance = advance
+    }
+
+    var isEmpty: Bool { countAndTag == 0 }
+    var missing: Bool { countAndTag & missingFlag != 0 }
+    var slotHash: Int { WidthKey.mix(packed.0, packed.1, packed.2, countAndTag & ~missingFlag) }
+    func holds(_ countAndTag: UInt64, _ packed: (UInt64, UInt64, UInt64)) -> Bool {
+        self.countAndTag & ~missingFlag == countAndTag && self.packed.0 == packed.0 && self.packed.1 == packed.1
+            && self.packed.2 == packed.2
+    }
+}
+
+/// An open-addressing table of width entries (linear probing, grown at 3/4 full).
+private struct ProbedTable<Entry: WidthEntry> {
+    private let initialSize: Int
+    private var entries: [Entry]
+    private var count = 0
+
+    init(initialSize: Int) {
+        self.initialSize = initialSize
+        entries = [Entry](repeating: Entry(), count: initialSize)
+    }
+
+    func find(_ hash: Int, _ holds: (Entry) -> Bool) -> (advance: Double, missing: Bool)? {
+        entries.withUnsafeBufferPointer { table in
+            var index = hash & (table.count - 1)
+            while true {
+                let entry = table[index]
+                if entry.isEmpty { return nil }
+                if holds(entry) { return (entry.advance, entry.missing) }
+                index = (index + 1) & (table.count - 1)
+            }
+        }
+    }
+
+    /// Adds an entry whose key is not present. Past `WidthTable.maxEntries` the table starts again.
+    mutating func insert(_ entry: Entry) {
+        if count >= WidthTable.maxEntries {
+            entries = [Entry](repeating: Entry(), count: initialSize)
+            count = 0
+        }
+        if (count + 1) * 4 > entries.count * 3 {
+            let old = entries
+            entries = [Entry](repeating: Entry(), count: old.count * 2)
+            for entry in old where !entry.isEmpty { Self.place(entry, in: &entries) }
+        }
+        Self.place(entry, in: &entries)
+        count += 1
+    }
+
+    private static func place(_ entry: Entry, in entries: inout [Entry]) {
+        entries.withUnsafeMutableBufferPointer { table in
+            var index = entry.slotHash & (table.count - 1)
+            while !table[index].isEmpty { index = (index + 1) & (table.count - 1) }
+            table[index] = entry
+        }
+    }
+}
+
+/// A direct-mapped table of width entries: a newcomer replaces the entry in its slot.
+private struct DirectTable<Entry: WidthEntry> {
+    private var entries: [Entry]
+
+    init(size: Int) { entries = [Entry](repeating: Entry(), count: size) }
+
+    func find(_ hash: Int, _ holds: (Entry) -> Bool) -> (advance: Double, missing: Bool)? {
+        entries.withUnsafeBufferPointer { table in
+            let entry = table[hash & (table.count - 1)]
+            return holds(entry) ? (entry.advance, entry.missing) : nil
+        }
+    }
+
+    mutating func store(_ entry: Entry) {
+        let index = entry.slotHash & (entries.count - 1)
+        entries.withUnsafeMutableBufferPointer { $0[index] = entry }
     }
 }
 
@@ -75,172 +199,52 @@ extension WidthKey: Hashable {
 /// dictionary of keys and shaped glyphs costs several and many times the memory. Map-only layout
 /// needs only widths, so it never keeps the glyphs.
 struct WidthTable {
-    private struct NarrowEntry {
-        var low: UInt64 = 0
-        /// 0 = empty slot; bit 63 set when a glyph was missing.
-        var high: UInt64 = 0
-        var advance: Double = 0
-    }
-
-    private struct WideEntry {
-        /// `TextKey.countAndTag`, with `missingFlag` set when a glyph was missing; 0 = empty slot.
-        var countAndTag: UInt64 = 0
-        var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var advance: Double = 0
-    }
-
-    static let missingFlag: UInt64 = 1 << 63
     /// Past this many words a table starts again (bounded memory on huge books).
     static let maxEntries = 1 << 19
-    private var narrow = [NarrowEntry](repeating: NarrowEntry(), count: 1 << 12)
-    private var narrowCount = 0
-    private var wide = [WideEntry](repeating: WideEntry(), count: 1 << 8)
-    private var wideCount = 0
-
-    static func hash(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ d: UInt64) -> Int {
-        PackedKey.mix(a &* 0x9E37_79B9_7F4A_7C15 ^ b &* 0xC2B2_AE3D_27D4_EB4F ^ c &* 0x1656_67B1_9E37_79F9 ^ d, seed: 0)
-    }
+    private var narrow = ProbedTable<NarrowWidth>(initialSize: 1 << 12)
+    private var wide = ProbedTable<WideWidth>(initialSize: 1 << 8)
 
     /// The advance stored for a short word's key, and whether a glyph was missing.
     func find(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
         switch key {
-        case .narrow(let low, let high):
-            return narrow.withUnsafeBufferPointer { table in
-                var index = Self.hash(low, high, 0, 0) & (table.count - 1)
-                while true {
-                    let entry = table[index]
-                    if entry.high == 0 { return nil }
-                    if entry.low == low, entry.high & ~Self.missingFlag == high {
-                        return (entry.advance, entry.high & Self.missingFlag != 0)
-                    }
-                    index = (index + 1) & (table.count - 1)
-                }
-            }
-        case .wide(let countAndTag, let packed):
-            return wide.withUnsafeBufferPointer { table in
-                var index = Self.hash(packed.0, packed.1, packed.2, countAndTag) & (table.count - 1)
-                while true {
-                    let entry = table[index]
-                    if entry.countAndTag == 0 { return nil }
-                    if entry.countAndTag & ~Self.missingFlag == countAndTag, entry.packed.0 == packed.0,
-                        entry.packed.1 == packed.1, entry.packed.2 == packed.2
-                    {
-                        return (entry.advance, entry.countAndTag & Self.missingFlag != 0)
-                    }
-                    index = (index + 1) & (table.count - 1)
-                }
-            }
+        case .narrow(let low, let high): return narrow.find(key.slotHash) { $0.holds(low, high) }
+        case .wide(let countAndTag, let packed): return wide.find(key.slotHash) { $0.holds(countAndTag, packed) }
         }
     }
 
     /// Stores a short word's advance (the key must not be present already).
     mutating func insert(_ key: WidthKey, advance: Double, missing: Bool) {
-        let flag = missing ? Self.missingFlag : 0
         switch key {
-        case .narrow(let low, let high):
-            if narrowCount >= Self.maxEntries {
-                narrow = [NarrowEntry](repeating: NarrowEntry(), count: 1 << 12)
-                narrowCount = 0
-            }
-            if (narrowCount + 1) * 4 > narrow.count * 3 { narrow = Self.grown(narrow) }
-            Self.place(NarrowEntry(low: low, high: high | flag, advance: advance), in: &narrow)
-            narrowCount += 1
+        case .narrow(let low, let high): narrow.insert(NarrowWidth(low: low, high: high, advance: advance, missing: missing))
         case .wide(let countAndTag, let packed):
-            if wideCount >= Self.maxEntries {
-                wide = [WideEntry](repeating: WideEntry(), count: 1 << 8)
-                wideCount = 0
-            }
-            if (wideCount + 1) * 4 > wide.count * 3 { wide = Self.grown(wide) }
-            Self.place(WideEntry(countAndTag: countAndTag | flag, packed: packed, advance: advance), in: &wide)
-            wideCount += 1
+            wide.insert(WideWidth(countAndTag: countAndTag, packed: packed, advance: advance, missing: missing))
         }
-    }
-
-    private static func place(_ entry: NarrowEntry, in table: inout [NarrowEntry]) {
-        table.withUnsafeMutableBufferPointer { table in
-            var index = hash(entry.low, entry.high & ~missingFlag, 0, 0) & (table.count - 1)
-            while table[index].high != 0 { index = (index + 1) & (table.count - 1) }
-            table[index] = entry
-        }
-    }
-
-    private static func place(_ entry: WideEntry, in table: inout [WideEntry]) {
-        table.withUnsafeMutableBufferPointer { table in
-            var index = hash(entry.packed.0, entry.packed.1, entry.packed.2, entry.countAndTag & ~missingFlag) & (table.count - 1)
-            while table[index].countAndTag != 0 { index = (index + 1) & (table.count - 1) }
-            table[index] = entry
-        }
-    }
-
-    private static func grown(_ old: [NarrowEntry]) -> [NarrowEntry] {
-        var table = [NarrowEntry](repeating: NarrowEntry(), count: old.count * 2)
-        for entry in old where entry.high != 0 { place(entry, in: &table) }
-        return table
-    }
-
-    private static func grown(_ old: [WideEntry]) -> [WideEntry] {
-        var table = [WideEntry](repeating: WideEntry(), count: old.count * 2)
-        for entry in old where entry.countAndTag != 0 { place(entry, in: &table) }
-        return table
     }
 }
 
 /// A worker's small cache of recent word widths in front of the book's shared `WidthTable`:
-/// direct-mapped arrays (a word's slot comes from its hash; a newcomer replaces the slot's word),
+/// direct-mapped tables (a word's slot comes from its hash; a newcomer replaces the slot's word),
 /// so its memory stays fixed while the shared table holds every word once. Words follow Zipf's
 /// law, so a few thousand slots answer most lookups without taking the shared table's lock.
 struct RecentWidths {
-    private struct NarrowEntry {
-        var low: UInt64 = 0
-        /// 0 = empty slot; bit 63 set when a glyph was missing.
-        var high: UInt64 = 0
-        var advance: Double = 0
-    }
-
-    private struct WideEntry {
-        /// With `WidthTable.missingFlag`; 0 = empty slot.
-        var countAndTag: UInt64 = 0
-        var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var advance: Double = 0
-    }
-
     static let narrowSlots = 1 << 13
     static let wideSlots = 1 << 11
-    private var narrow = [NarrowEntry](repeating: NarrowEntry(), count: narrowSlots)
-    private var wide = [WideEntry](repeating: WideEntry(), count: wideSlots)
+    private var narrow = DirectTable<NarrowWidth>(size: narrowSlots)
+    private var wide = DirectTable<WideWidth>(size: wideSlots)
 
     func find(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
         switch key {
-        case .narrow(let low, let high):
-            return narrow.withUnsafeBufferPointer { table in
-                let entry = table[WidthTable.hash(low, high, 0, 0) & (Self.narrowSlots - 1)]
-                guard entry.low == low, entry.high & ~WidthTable.missingFlag == high else { return nil }
-                return (entry.advance, entry.high & WidthTable.missingFlag != 0)
-            }
-        case .wide(let countAndTag, let packed):
-            return wide.withUnsafeBufferPointer { table in
-                let entry = table[WidthTable.hash(packed.0, packed.1, packed.2, countAndTag) & (Self.wideSlots - 1)]
-                guard entry.countAndTag & ~WidthTable.missingFlag == countAndTag, entry.packed.0 == packed.0,
-                    entry.packed.1 == packed.1, entry.packed.2 == packed.2
-                else { return nil }
-                return (entry.advance, entry.countAndTag & WidthTable.missingFlag != 0)
-            }
+        case .narrow(let low, let high): return narrow.find(key.slotHash) { $0.holds(low, high) }
+        case .wide(let countAndTag, let packed): return wide.find(key.slotHash) { $0.holds(countAndTag, packed) }
         }
     }
 
     /// Remembers a short word's advance.
     mutating func store(_ key: WidthKey, advance: Double, missing: Bool) {
         switch key {
-        case .narrow(let low, let high):
-            let index = WidthTable.hash(low, high, 0, 0) & (Self.narrowSlots - 1)
-            narrow.withUnsafeMutableBufferPointer {
-                $0[index] = NarrowEntry(low: low, high: high | (missing ? WidthTable.missingFlag : 0), advance: advance)
-            }
+        case .narrow(let low, let high): narrow.store(NarrowWidth(low: low, high: high, advance: advance, missing: missing))
         case .wide(let countAndTag, let packed):
-            let index = WidthTable.hash(packed.0, packed.1, packed.2, countAndTag) & (Self.wideSlots - 1)
-            wide.withUnsafeMutableBufferPointer {
-                $0[index] = WideEntry(countAndTag: countAndTag | (missing ? WidthTable.missingFlag : 0), packed: packed, advance: advance)
-            }
+            wide.store(WideWidth(countAndTag: countAndTag, packed: packed, advance: advance, missing: missing))
         }
     }
 }
