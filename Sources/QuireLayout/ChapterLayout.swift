@@ -104,10 +104,15 @@ public final class BookLayout: @unchecked Sendable {
     /// pass cap is reached. Images that cannot be measured get a fallback box and a warning.
     public func settleChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true, fixedLayoutAsFlow: Bool = false) -> ChapterLayout {
         let spineItem = container.publication.spine[spineIndex]
-        if !fixedLayoutAsFlow, let item = container.publication.item(for: spineItem), let path = item.path,
-            spineItem.layout == .prePaginated || item.mediaType == "image/svg+xml" || item.mediaType.hasPrefix("image/")
-        {
-            return fixedLayoutChapter(spineIndex, item: item, path: path, worker: worker)
+        if !fixedLayoutAsFlow, let item = container.publication.item(for: spineItem), let path = item.path {
+            if spineItem.layout == .prePaginated || item.mediaType == "image/svg+xml" || item.mediaType.hasPrefix("image/") {
+                return fixedLayoutChapter(spineIndex, item: item, path: path, worker: worker)
+            }
+            // A reflowable item in a pre-paginated book is set in the book's page frame, the way
+            // fixed-layout reading systems show it between its neighbours.
+            if container.publication.isFixedLayout, let frame = bookFrame(near: spineIndex) {
+                return fixedLayoutChapter(spineIndex, item: item, path: path, worker: worker, frame: frame)
+            }
         }
         // The images are found from the box tree of the provisional pass (before any line is set),
         // measured, and the chapter is laid out with their sizes; a pass repeats only if layout

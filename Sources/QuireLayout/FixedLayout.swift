@@ -9,7 +9,10 @@ import QuireXML
 /// fit the device page. Image-only pages and SVG documents become a single image; other pages are
 /// laid out at their viewport width and scaled.
 extension BookLayout {
-    func fixedLayoutChapter(_ spineIndex: Int, item: ManifestItem, path: String, worker: LayoutWorker) -> ChapterLayout {
+    /// `frame`: set for a reflowable item in a pre-paginated book. It is laid out at that size
+    /// when it has no viewport of its own, and flows onto further pages of the frame instead of
+    /// being cut at the first.
+    func fixedLayoutChapter(_ spineIndex: Int, item: ManifestItem, path: String, worker: LayoutWorker, frame: (Double, Double)? = nil) -> ChapterLayout {
         let profile = settings.profile
         var warnings: [Warning] = []
         let href = item.href
@@ -59,7 +62,7 @@ extension BookLayout {
             return page(items: [], textLength: 0, document: nil, images: [])
         }
         warnings += document.warnings
-        var viewport = Self.viewport(root)
+        var viewport = Self.viewport(root) ?? frame
         let body = document.body
         let replaced = (body?.descendants() ?? []).filter { ["img", "svg", "image"].contains($0.localName) }
         // Text drawn by the page itself (text inside an SVG picture is part of the picture).
@@ -97,22 +100,44 @@ extension BookLayout {
             return page(items: [], textLength: document.textLength, document: document, images: [])
         }
         var chapter = nested.settleChapter(spineIndex, worker: worker, buildItems: true, fixedLayoutAsFlow: true)
-        if chapter.pages.count > 1 {
+        if chapter.pages.count > 1, frame == nil {
             chapter.warnings.append(Warning("fixed-layout", "\(href): content overflows its fixed-layout page; only the first page is shown"))
+            chapter.pages = [chapter.pages[0]]
+            chapter.pages[0].end = chapter.textLength
         }
-        var first = chapter.pages[0]
-        first.items = first.items.map { translate($0, dx: rect.x, dy: rect.y) }
-        first.lines = first.lines.map { line in
-            var moved = line
-            moved.rect.x += rect.x
-            moved.rect.y += rect.y
-            return moved
+        chapter.pages = chapter.pages.map { page in
+            var placed = page
+            placed.items = page.items.map { translate($0, dx: rect.x, dy: rect.y) }
+            placed.lines = page.lines.map { line in
+                var moved = line
+                moved.rect.x += rect.x
+                moved.rect.y += rect.y
+                return moved
+            }
+            placed.width = profile.width
+            placed.height = profile.height
+            return placed
         }
-        first.width = profile.width
-        first.height = profile.height
-        first.end = chapter.textLength
-        chapter.pages = [first]
         return chapter
+    }
+
+    /// The page size of a pre-paginated book: the viewport of the fixed-layout item nearest to
+    /// `spineIndex`, looking back first.
+    func bookFrame(near spineIndex: Int) -> (Double, Double)? {
+        let spine = container.publication.spine
+        let order = (0..<spineIndex).reversed() + ((spineIndex + 1)..<spine.count)
+        for index in order where spine[index].layout == .prePaginated {
+            guard let item = container.publication.item(for: spine[index]), let path = item.path,
+                let bytes = try? container.read(path: path)
+            else { continue }
+            if item.mediaType.hasPrefix("image/") && item.mediaType != "image/svg+xml" {
+                if let info = try? ImageInfo.measure(bytes) { return (Double(info.width), Double(info.height)) }
+                continue
+            }
+            guard let tree = try? XMLParser.parse(bytes, path: path, mode: .recover), let root = tree.root else { continue }
+            if let size = Self.viewport(root) ?? (root.localName == "svg" ? Self.viewBox(root) : nil) { return size }
+        }
+        return nil
     }
 
     static func viewBox(_ svg: XMLElement) -> (Double, Double)? {

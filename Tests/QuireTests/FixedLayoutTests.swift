@@ -40,6 +40,37 @@ final class FixedLayoutTests: XCTestCase {
         for page in 1...12 {
             XCTAssertGreaterThan(try Self.ink(directory.appendingPathComponent(String(format: "pages/%04d.png", page))), 0.05, "page \(page) shows its picture")
         }
+        // The colophon is reflowable in a pre-paginated book: one more page in the book's frame.
+        XCTAssertEqual(map["pageCount"] as? Int, 13)
+        XCTAssertEqual(pages.count, 13)
+        let colophon = pages[12]
+        XCTAssertEqual(colophon["spineIndex"] as? Int, 12)
+        XCTAssertEqual(colophon["spread"] as? String, "page-spread-left")
+        XCTAssertEqual((colophon["end"] as? [String: Any])?["progression"] as? Double, 1, "the whole colophon is on its page")
+        XCTAssertGreaterThan(try Self.ink(directory.appendingPathComponent("pages/0013.png")), 0.02, "the colophon's text is drawn")
+        let warnings = (map["warnings"] as? [Any] ?? []).map { "\($0)" }
+        XCTAssertFalse(warnings.contains { $0.contains("overflows") }, "\(warnings)")
+    }
+
+    /// A reflowable item in a pre-paginated book that does not fit the frame flows onto more
+    /// frame pages; nothing is cut.
+    func testReflowableItemInFixedBookFlows() throws {
+        let corpus = try TestSupport.requireCorpus()
+        let directory = try TestSupport.temporaryDirectory("haruko-large")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try TestSupport.quire(
+            "render", corpus.appendingPathComponent("idpf-epub3-samples/haruko-html-jpeg.epub").path, "--out", directory.path,
+            "--profile", "kobo-clara", "--font-size", "24", "--map-only", "--quiet")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let map = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("positions.json"))) as? [String: Any])
+        let pages = try XCTUnwrap(map["pages"] as? [[String: Any]])
+        XCTAssertGreaterThan(pages.count, 13)
+        let colophon = pages.dropFirst(12)
+        XCTAssertTrue(colophon.allSatisfy { $0["spineIndex"] as? Int == 12 })
+        let starts = colophon.compactMap { ($0["start"] as? [String: Any])?["offset"] as? Int }
+        XCTAssertEqual(starts, starts.sorted())
+        XCTAssertEqual(Set(starts).count, starts.count, "each frame page starts further on")
+        XCTAssertEqual((colophon.last?["end"] as? [String: Any])?["progression"] as? Double, 1)
     }
 
     /// SVG pages: inline SVG (sous-le-vent) and SVG documents in the spine (svg-in-spine) draw their art.
