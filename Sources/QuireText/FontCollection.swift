@@ -200,8 +200,13 @@ public final class FontCollection: @unchecked Sendable {
         return found
     }
 
+    /// fontconfig's configuration (about 3 ms: dozens of XML files and caches), loaded once:
+    /// workers asking for a fallback at the same moment would otherwise each parse it, and
+    /// fontconfig keeps only the first.
+    private static let fontconfigLoaded: Bool = FcInit() != 0
+
     private func queryFontconfig(scalar: Unicode.Scalar, generic: String, request: FontRequest) -> FontFace? {
-        guard let pattern = FcPatternCreate() else { return nil }
+        guard Self.fontconfigLoaded, let pattern = FcPatternCreate() else { return nil }
         defer { FcPatternDestroy(pattern) }
         for family in FontCollection.fallbackFamilies[generic] ?? [] {
             FcPatternAddString(pattern, FC_FAMILY, family)
