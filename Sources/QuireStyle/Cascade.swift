@@ -58,6 +58,8 @@ struct IndexedRule: Sendable {
     var selector: ComplexSelector
     var block: Int32
     var origin: Origin
+    /// What the selector needs among the element's ancestors (see `AncestorFilter`).
+    var ancestorKeys: [UInt32] = []
 }
 
 /// What one element's cascade produced, shared by elements with the same key.
@@ -90,6 +92,8 @@ struct RuleIndex: Sendable {
     /// Rules whose rightmost compound has only attribute tests, by attribute name.
     var byAttribute: [String: [Int32]] = [:]
     var universal: [Int32] = []
+    /// Attribute names whose values rules test on ancestors (see `AncestorFilter`).
+    var ancestorAttributes: Set<String> = []
 
     init(sheets: [(StyleSheet, Origin)]) {
         // Global cascade order: origin, then specificity, then source order; rule ids follow it.
@@ -106,6 +110,9 @@ struct RuleIndex: Sendable {
         }
         all.sort { $0.0 < $1.0 }
         rules = all.map(\.1)
+        for index in rules.indices {
+            rules[index].ancestorKeys = AncestorFilter.requiredKeys(rules[index].selector, attributeNames: &ancestorAttributes)
+        }
         for (index, rule) in rules.enumerated() {
             let id = Int32(index)
             let rightmost = rule.selector.compounds[0]
@@ -153,6 +160,9 @@ final class Cascade {
     // MARK: Matching
 
     private var candidateBuffer: [Int32] = []
+    /// The ancestors of the element being styled.
+    private var ancestors = AncestorFilter()
+    private var attributeKeyBuffer: [UInt32] = []
 
     /// Matched rule ids in cascade order (main element first, pseudo-element rules included).
     func matchedRules(_ element: Int32) -> [Int32] {
@@ -177,7 +187,10 @@ final class Cascade {
         var matched: [Int32] = []
         // Borrowed through the buffer: copying each rule's selector out would retain its arrays.
         index.rules.withUnsafeBufferPointer { rules in
-            for id in candidates where matcher.matches(rules[Int(id)].selector, element) { matched.append(id) }
+            for id in candidates {
+                let rule = rules.baseAddress! + Int(id)
+                if ancestors.mayContain(all: rule.pointee.ancestorKeys) && matcher.matches(rule.pointee.selector, element) { matched.append(id) }
+            }
         }
         candidateBuffer = candidates
         if matched.count > 1 {
@@ -737,7 +750,21 @@ final class Cascade {
             let parentIndex = table.parent[index]
             let isRoot = parentIndex < 0
             let parentFullIndex = isRoot ? Int32(-1) : nodeFull[Int(parentIndex)]
+            ancestors.moveTo(parent: parentIndex)
             let matched = matchedRules(e)
+            attributeKeyBuffer.removeAll(keepingCapacity: true)
+            var hashable = true
+            if !self.index.ancestorAttributes.isEmpty {
+                for attribute in element.attributes {
+                    let name = AncestorFilter.baseName(attribute.name.local)
+                    if self.index.ancestorAttributes.contains(name) {
+                        hashable = AncestorFilter.attributeKeys(name: name, value: attribute.value, into: &attributeKeyBuffer) && hashable
+                    }
+                }
+            }
+            ancestors.push(
+                e, tag: table.isHTML[index] ? table.localName[index] : SelectorMatcher.lowerASCII(table.localName[index]), id: table.id[index],
+                classes: table.classes[index], attributeKeys: hashable ? attributeKeyBuffer : nil)
             let styleText = styleAttributes ? element.attribute("style") : nil
             let hintList = hints(element, isHTML: table.isHTML[index], localName: table.localName[index])
             let language = element.attribute("lang", namespace: Namespace.xml) ?? element.attribute("lang")

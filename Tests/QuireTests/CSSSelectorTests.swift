@@ -57,6 +57,30 @@ final class CSSSelectorTests: XCTestCase {
         XCTAssertFalse(try isRed("#b + p", body, "c"))
     }
 
+    /// The ancestor filter turns candidate rules down early; it must never turn down a match.
+    func testAncestorFilterKeepsEveryMatch() throws {
+        let ns = "@namespace epub \"http://www.idpf.org/2007/ops\"; "
+        let chapter = "<section epub:type='bodymatter chapter'><div><p id='t'>x</p></div></section>"
+        XCTAssertTrue(try isRed(ns + "[epub|type~=\"chapter\"] p", chapter))
+        XCTAssertTrue(try isRed(ns + "section[epub|type=\"bodymatter chapter\"] > div > p", chapter))
+        XCTAssertFalse(try isRed(ns + "[epub|type~=\"preface\"] p", chapter))
+        XCTAssertFalse(try isRed(ns + "[epub|type~=\"body\"] p", chapter), "a word, not part of one")
+        // Compounds reached through a child or descendant combinator after a sibling one are ancestors too.
+        XCTAssertTrue(try isRed("div.a > h1 + p", "<div class='a'><h1>h</h1><p id='t'>x</p></div>"))
+        XCTAssertFalse(try isRed("div.b > h1 + p", "<div class='a'><h1>h</h1><p id='t'>x</p></div>"))
+        XCTAssertTrue(try isRed("section > header + *", "<section><header>h</header><p id='t'>x</p></section>"))
+        // The filter follows the tree: a closed sibling subtree leaves nothing behind.
+        XCTAssertFalse(try isRed("aside p", "<aside><p>a</p></aside><div><p id='t'>x</p></div>"))
+        XCTAssertTrue(try isRed("aside p", "<div><p>a</p></div><aside><div><p id='t'>x</p></div></aside>"))
+        // Names that are not ASCII are compared as strings, not hashed.
+        XCTAssertTrue(try isRed("#章1 p", "<div id='章1'><p id='t'>x</p></div>"))
+        XCTAssertTrue(try isRed(".見出し > p", "<div class='見出し'><p id='t'>x</p></div>"))
+        // Deep trees: counters go up and down with every level.
+        let deep = String(repeating: "<div class='d'>", count: 200) + "<p id='t'>x</p>" + String(repeating: "</div>", count: 200)
+        XCTAssertTrue(try isRed("body > .d .d > p", deep))
+        XCTAssertFalse(try isRed("span .d p", deep))
+    }
+
     func testStructuralPseudoClasses() throws {
         let body = "<div><p id='p1'>1</p><span id='s1'>s</span><p id='p2'>2</p><p id='p3'>3</p><em id='e'></em></div>"
         XCTAssertTrue(try isRed(":first-child", body, "p1"))
