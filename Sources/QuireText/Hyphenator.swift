@@ -11,7 +11,11 @@ public final class Hyphenator: @unchecked Sendable {
     public static let minimumPrefix = 2
     public static let minimumSuffix = 3
 
+    /// Guards the answer caches and the dictionary table; held only for lookups and stores.
     private let lock = Lock()
+    /// Held while a dictionary loads (milliseconds; seconds for German), which must not hold up
+    /// words of the languages already loaded.
+    private let dictionaryLock = Lock()
     private var dictionaries: [String: UnsafeMutablePointer<HyphenDict>?] = [:]
     /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached once
     /// for all of a book's workers, keyed by the word's units and its language's id. Words of up
@@ -41,12 +45,21 @@ public final class Hyphenator: @unchecked Sendable {
 
     private func dictionary(for language: String) -> UnsafeMutablePointer<HyphenDict>? {
         let key = language.lowercased()
+        func loaded() -> UnsafeMutablePointer<HyphenDict>?? {
+            lock.lock()
+            defer { lock.unlock() }
+            return dictionaries[key]
+        }
+        if let known = loaded() { return known }
+        // One load at a time; words of languages already loaded go on meanwhile.
+        dictionaryLock.lock()
+        defer { dictionaryLock.unlock() }
+        if let known = loaded() { return known }
+        let dictionary = Hyphenator.dictionaryPath(for: language).flatMap { hnj_hyphen_load($0) }
         lock.lock()
-        defer { lock.unlock() }
-        if let cached = dictionaries[key] { return cached }
-        let loaded = Hyphenator.dictionaryPath(for: language).flatMap { hnj_hyphen_load($0) }
-        dictionaries.updateValue(loaded, forKey: key)
-        return loaded
+        dictionaries.updateValue(dictionary, forKey: key)
+        lock.unlock()
+        return dictionary
     }
 
     /// Loads `language`'s dictionary on a background thread. Loading takes about 5 ms (the
