@@ -122,6 +122,7 @@ public final class EPUBContainer: Sendable {
             packagePath: packagePath, version: package.version, metadata: package.metadata,
             manifest: package.manifest, spine: package.spine, pageProgression: package.progression,
             navigation: navigation, encryption: encryption, rootfiles: rootfiles, warnings: [])
+        publication.spineStep = package.spineStep
         if publication.navigation.landmarks.isEmpty && !package.guide.isEmpty {
             publication.navigation.landmarks = package.guide
         }
@@ -139,7 +140,7 @@ public final class EPUBContainer: Sendable {
     private static func readNavigation(
         archive: ZipArchive, package: (
             version: String, metadata: Metadata, manifest: [ManifestItem], spine: [SpineItem],
-            progression: ReadingProgression, ncxID: String?, guide: [NavPoint]
+            progression: ReadingProgression, ncxID: String?, guide: [NavPoint], spineStep: Int
         ), packagePath: String, limits: Limits, warnings: inout [Warning]
     ) -> Navigation {
         if let navItem = package.manifest.first(where: { $0.hasProperty("nav") }), let path = navItem.path {

@@ -19,7 +19,7 @@ struct PackageDocumentParser {
 
     mutating func parse() throws -> (
         version: String, metadata: Metadata, manifest: [ManifestItem], spine: [SpineItem],
-        progression: ReadingProgression, ncxID: String?, guide: [NavPoint]
+        progression: ReadingProgression, ncxID: String?, guide: [NavPoint], spineStep: Int
     ) {
         guard let package = tree.root, Self.isOPF(package, "package") else {
             throw QuireError.invalidPackageDocument("\(packagePath): the document element is not <package>")
@@ -53,7 +53,9 @@ struct PackageDocumentParser {
                 Warning("unique-identifier", "unique-identifier does not name a dc:identifier; using the first identifier"))
         }
         let guide = package.elementChildren.first(where: { Self.isOPF($0, "guide") }).map(parseGuide) ?? []
-        return (version, metadata, manifest, spine, progression, spineElement.attribute("toc"), guide)
+        // The CFI step of <spine>: element children count in twos, whatever their namespace.
+        let spineStep = ((package.elementChildren.firstIndex { $0.localName == "spine" } ?? 2) + 1) * 2
+        return (version, metadata, manifest, spine, progression, spineElement.attribute("toc"), guide, spineStep)
     }
 
     /// `<meta refines="#id" property="…">` refinements, keyed by the refined id.

@@ -186,6 +186,8 @@ public struct Publication: Sendable {
     public var manifest: [ManifestItem]
     public var spine: [SpineItem]
     public var pageProgression: ReadingProgression
+    /// The EPUB CFI step of the package's `<spine>` element (almost always 6).
+    public var spineStep = 6
     public var navigation: Navigation
     /// Archive path → algorithm, for resources listed in META-INF/encryption.xml.
     public var encryption: [String: EncryptionAlgorithm]

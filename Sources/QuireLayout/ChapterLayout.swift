@@ -38,6 +38,9 @@ public final class BookLayout: @unchecked Sendable {
     /// Sizes known before layout (as if every image had width/height attributes); benchmarks use it.
     public var knownImageSizes: ImageSizes = [:]
     let styleEngine = StyleEngine()
+    /// Stylesheets read from the archive, by path: every chapter links the same few, and each read
+    /// finds and inflates the zip entry again (Moby-Dick read its two sheets 286 times).
+    let stylesheets = StylesheetReads()
 
     public init(
         container: EPUBContainer, settings: LayoutSettings, fontsDirectory: String? = nil, settleLimits: SettleLimits = SettleLimits(),
@@ -191,8 +194,10 @@ public final class BookLayout: @unchecked Sendable {
             viewportWidth: content.width / profile.pixelsPerCSSPixel, viewportHeight: content.height / profile.pixelsPerCSSPixel,
             grayscale: false, bookLanguage: bookLanguage, overrides: overrides)
         let container = self.container
+        let stylesheets = self.stylesheets
         let styles = styleEngine.computeStyles(
-            document: document.tree, documentPath: path, environment: environment, loadResource: { try? container.read(path: $0) })
+            document: document.tree, documentPath: path, environment: environment,
+            loadResource: { path in stylesheets.read(path) { try? container.read(path: path) } })
         return .success(PreparedChapter(document: document, styles: styles, warnings: document.warnings + styles.warnings))
     }
 
@@ -395,5 +400,31 @@ public final class Counter: @unchecked Sendable {
         defer { lock.unlock() }
         value += 1
         return value - 1
+    }
+}
+
+/// A book's stylesheet bytes by archive path (the archive never changes while it is open), up to
+/// a total size: a hostile book's huge sheets are read each time rather than kept.
+final class StylesheetReads: @unchecked Sendable {
+    static let maxTotalBytes = 8 << 20
+    private let lock = Lock()
+    private var bytes: [String: [UInt8]?] = [:]
+    private var total = 0
+
+    func read(_ path: String, from archive: () -> [UInt8]?) -> [UInt8]? {
+        lock.lock()
+        if let known = bytes[path] {
+            lock.unlock()
+            return known
+        }
+        lock.unlock()
+        let read = archive()
+        lock.lock()
+        if total + (read?.count ?? 0) <= Self.maxTotalBytes {
+            bytes[path] = read
+            total += read?.count ?? 0
+        }
+        lock.unlock()
+        return read
     }
 }

@@ -52,13 +52,7 @@ public enum PositionMap {
 
     /// The step of `<spine>` among the package element's children (`/6` in almost every book).
     public static func spineStep(_ container: EPUBContainer) -> Int {
-        let path = container.publication.packagePath
-        guard let bytes = try? container.read(path: path), let tree = try? XMLParser.parse(bytes, path: path, mode: .recover),
-            let root = tree.root
-        else { return 6 }
-        let children = root.elementChildren
-        guard let index = children.firstIndex(where: { $0.localName == "spine" }) else { return 6 }
-        return (index + 1) * 2
+        container.publication.spineStep
     }
 
     /// Everything that changes pagination, and a short hash of it: maps with equal hashes paginate alike.
