@@ -316,7 +316,8 @@ final class InlineLayout {
         guard leading + trailing < units.count else { return [] }
         let coreStart = segment.start + leading
         let core = paragraph.text[coreStart..<(segment.end - trailing)]
-        return services.hyphenator.points(units: core, language: language).map { coreStart + $0 }
+        let id = caches.worker.hyphenationID(language, services.hyphenator)
+        return services.hyphenator.points(units: core, languageID: id, language: language).map { coreStart + $0 }
     }
 
     /// A word's pieces between hyphenation points (each but the last followed by a hyphen).
@@ -1157,6 +1158,20 @@ public final class LayoutWorker {
         if let id = languages[language] { return id }
         languages[language] = languages.count
         return languages.count - 1
+    }
+
+    /// The hyphenator's id for `language`, asked once per language (its table takes a lock).
+    private var hyphenationIDs: [Int] = []
+    private var idsHyphenator: Hyphenator?
+    func hyphenationID(_ language: String, _ hyphenator: Hyphenator) -> Int {
+        if idsHyphenator !== hyphenator {
+            idsHyphenator = hyphenator
+            hyphenationIDs = []
+        }
+        let local = languageID(language)
+        while hyphenationIDs.count <= local { hyphenationIDs.append(-1) }
+        if hyphenationIDs[local] < 0 { hyphenationIDs[local] = hyphenator.languageID(for: language) }
+        return hyphenationIDs[local]
     }
 }
 

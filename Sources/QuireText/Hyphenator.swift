@@ -11,7 +11,7 @@ public final class Hyphenator: @unchecked Sendable {
     public static let minimumPrefix = 2
     public static let minimumSuffix = 3
 
-    /// Guards the answer caches and the dictionary table; held only for lookups and stores.
+    /// Guards the language ids and the dictionary table; held only for lookups and stores.
     private let lock = Lock()
     /// Held while a dictionary loads (milliseconds; seconds for German), which must not hold up
     /// words of the languages already loaded.
@@ -20,14 +20,40 @@ public final class Hyphenator: @unchecked Sendable {
     /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached once
     /// for all of a book's workers, keyed by the word's units and its language's id. Words of up
     /// to 12 units (nearly all) keep their points as bits (bit i: a break may follow unit i).
-    private var cache: [WidthKey: UInt16] = [:]
-    private var longCache: [TextKey: [Int]] = [:]
+    /// The cache is split in shards with a lock each, in raw memory on cache lines of their own:
+    /// every worker asks for nearly every word, and one lock (or one shared reference count)
+    /// moved between the cores at each word.
+    private struct Shard {
+        var mutex = pthread_mutex_t()
+        var short: [WidthKey: UInt16] = [:]
+        var long: [TextKey: [Int]] = [:]
+    }
+    private static let shardCount = 16
+    private static let shardStride = 128
+    private let shards: UnsafeMutableRawPointer
     private var languageIDs: [String: Int] = [:]
     public static let maxCacheEntries = 500_000
 
-    public init() {}
+    public init() {
+        precondition(MemoryLayout<Shard>.size <= Hyphenator.shardStride)
+        shards = .allocate(byteCount: Hyphenator.shardCount * Hyphenator.shardStride, alignment: 64)
+        for index in 0..<Hyphenator.shardCount {
+            let shard = (shards + index * Hyphenator.shardStride).bindMemory(to: Shard.self, capacity: 1)
+            shard.initialize(to: Shard())
+            pthread_mutex_init(&shard.pointee.mutex, nil)
+        }
+    }
+
+    private func shard(at index: Int) -> UnsafeMutablePointer<Shard> {
+        (shards + index * Hyphenator.shardStride).assumingMemoryBound(to: Shard.self)
+    }
 
     deinit {
+        for index in 0..<Hyphenator.shardCount {
+            pthread_mutex_destroy(&shard(at: index).pointee.mutex)
+            shard(at: index).deinitialize(count: 1)
+        }
+        shards.deallocate()
         for case let dictionary? in dictionaries.values { hnj_hyphen_free(dictionary) }
     }
 
@@ -77,37 +103,45 @@ public final class Hyphenator: @unchecked Sendable {
 
     /// Hyphenation points of a word given as UTF-16 units (offsets into those units).
     public func points(units: ArraySlice<UInt16>, language: String) -> [Int] {
+        points(units: units, languageID: languageID(for: language), language: language)
+    }
+
+    /// A small number naming `language` in this hyphenator's cache keys (workers keep it).
+    public func languageID(for language: String) -> Int {
         lock.lock()
-        let languageID: Int
-        if let known = languageIDs[language] {
-            languageID = known
-        } else {
-            languageID = languageIDs.count
-            languageIDs[language] = languageID
-        }
+        defer { lock.unlock() }
+        if let known = languageIDs[language] { return known }
+        languageIDs[language] = languageIDs.count
+        return languageIDs.count - 1
+    }
+
+    /// `languageID` from `languageID(for: language)`.
+    public func points(units: ArraySlice<UInt16>, languageID: Int, language: String) -> [Int] {
         let key = TextKey(units, tag: languageID)
         let short = key.isInline ? WidthKey(key) : nil
-        if let short, let bits = cache[short] {
-            lock.unlock()
+        let shard = shard(at: (short?.slotHash ?? key.hashValue) & (Hyphenator.shardCount - 1))
+        pthread_mutex_lock(&shard.pointee.mutex)
+        if let short, let bits = shard.pointee.short[short] {
+            pthread_mutex_unlock(&shard.pointee.mutex)
             return (1..<16).filter { bits & 1 << $0 != 0 }
         }
-        if short == nil, let cached = longCache[key] {
-            lock.unlock()
+        if short == nil, let cached = shard.pointee.long[key] {
+            pthread_mutex_unlock(&shard.pointee.mutex)
             return cached
         }
-        lock.unlock()
+        pthread_mutex_unlock(&shard.pointee.mutex)
         let result = computePoints(in: String(decoding: units, as: UTF16.self), language: language)
-        lock.lock()
-        if cache.count + longCache.count >= Hyphenator.maxCacheEntries {
-            cache.removeAll(keepingCapacity: true)
-            longCache.removeAll(keepingCapacity: true)
+        pthread_mutex_lock(&shard.pointee.mutex)
+        if shard.pointee.short.count + shard.pointee.long.count >= Hyphenator.maxCacheEntries / Hyphenator.shardCount {
+            shard.pointee.short.removeAll(keepingCapacity: true)
+            shard.pointee.long.removeAll(keepingCapacity: true)
         }
         if let short {
-            cache[short] = result.reduce(0) { $0 | 1 << UInt16($1) }
+            shard.pointee.short[short] = result.reduce(0) { $0 | 1 << UInt16($1) }
         } else {
-            longCache[key.detached] = result
+            shard.pointee.long[key.detached] = result
         }
-        lock.unlock()
+        pthread_mutex_unlock(&shard.pointee.mutex)
         return result
     }
 

@@ -2,6 +2,7 @@ import CHarfBuzz
 import Glibc
 import Synchronization
 import QuireStyle
+import QuireCore
 
 /// One positioned glyph. Advances and offsets are in px at the run's size; `cluster` is the UTF-16
 /// offset of the glyph's first character within the shaped text.
@@ -65,9 +66,46 @@ public struct ShapingParameters: Hashable, Sendable {
 /// function of its key, so what is found here never depends on which worker measured it first.
 public final class SharedShaping: Sendable {
     private let registry = Mutex<(ids: [ShapingParameters: Int], list: [ShapingParameters])>(([:], []))
-    private let widths = Mutex(WidthTable())
+    /// The widths in shards with a lock each: every worker asks here for each word its recent
+    /// widths miss, and one lock made them queue (a contended lock also moves its cache line
+    /// between cores at every turn). The shards live in raw memory, each on cache lines of its own:
+    /// reaching one retains nothing (a reference count shared by two cores is another line that
+    /// moves at every use).
+    private struct WidthShard {
+        var mutex = pthread_mutex_t()
+        var table: WidthTable
+    }
+    private static let shardCount = 8
+    private static let shardStride = 256
+    private nonisolated(unsafe) let shards: UnsafeMutableRawPointer
 
-    public init() {}
+    public init() {
+        precondition(MemoryLayout<WidthShard>.size <= SharedShaping.shardStride)
+        shards = .allocate(byteCount: SharedShaping.shardCount * SharedShaping.shardStride, alignment: 64)
+        for index in 0..<SharedShaping.shardCount {
+            let shard = (shards + index * SharedShaping.shardStride).bindMemory(to: WidthShard.self, capacity: 1)
+            shard.initialize(to: WidthShard(table: WidthTable(part: SharedShaping.shardCount)))
+            pthread_mutex_init(&shard.pointee.mutex, nil)
+        }
+    }
+
+    deinit {
+        for index in 0..<SharedShaping.shardCount {
+            let shard = shard(at: index)
+            pthread_mutex_destroy(&shard.pointee.mutex)
+            shard.deinitialize(count: 1)
+        }
+        shards.deallocate()
+    }
+
+    private func shard(at index: Int) -> UnsafeMutablePointer<WidthShard> {
+        (shards + index * SharedShaping.shardStride).assumingMemoryBound(to: WidthShard.self)
+    }
+
+    /// High bits: the table inside a shard places entries by the low ones.
+    private func shard(_ key: WidthKey) -> UnsafeMutablePointer<WidthShard> {
+        shard(at: (key.slotHash >> 40) & (SharedShaping.shardCount - 1))
+    }
 
     func id(for parameters: ShapingParameters) -> Int {
         registry.withLock { registry in
@@ -80,12 +118,18 @@ public final class SharedShaping: Sendable {
 
     func parameters(_ id: Int) -> ShapingParameters { registry.withLock { $0.list[id] } }
 
-    func width(_ key: WidthKey) -> (advance: Double, missing: Bool)? { widths.withLock { $0.find(key) } }
+    func width(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
+        let shard = shard(key)
+        pthread_mutex_lock(&shard.pointee.mutex)
+        defer { pthread_mutex_unlock(&shard.pointee.mutex) }
+        return shard.pointee.table.find(key)
+    }
 
     func store(_ key: WidthKey, advance: Double, missing: Bool) {
-        widths.withLock { table in
-            if table.find(key) == nil { table.insert(key, advance: advance, missing: missing) }
-        }
+        let shard = shard(key)
+        pthread_mutex_lock(&shard.pointee.mutex)
+        defer { pthread_mutex_unlock(&shard.pointee.mutex) }
+        if shard.pointee.table.find(key) == nil { shard.pointee.table.insert(key, advance: advance, missing: missing) }
     }
 }
 
@@ -109,9 +153,16 @@ public final class Shaper {
     private var harfBuzzSettings: [Int: HarfBuzzSettings] = [:]
     private var plans: [PackedKey: OpaquePointer] = [:]
 
+    /// Plain values only: reading them retains nothing, where copying the parameters out retains
+    /// their face, which every worker shares (its reference count then moves between cores).
     private struct HarfBuzzSettings {
         var language: hb_language_t?
         var features: [hb_feature_t]
+        var rightToLeft: Bool
+        var face: OpaquePointer
+        var font: OpaquePointer
+        /// From font units to points.
+        var scale: Double
     }
     public private(set) var hits = 0
     public private(set) var misses = 0
@@ -215,7 +266,6 @@ public final class Shaper {
     private func runHarfBuzz(_ text: ArraySlice<UInt16>, id: Int) -> (
         count: Int, infos: UnsafeMutablePointer<hb_glyph_info_t>, positions: UnsafeMutablePointer<hb_glyph_position_t>, scale: Double
     ) {
-        let parameters = parameters(id)
         hb_buffer_clear_contents(buffer)
         text.withUnsafeBufferPointer { units in
             hb_buffer_add_utf16(buffer, units.baseAddress, Int32(units.count), 0, Int32(units.count))
@@ -224,14 +274,18 @@ public final class Shaper {
         if let known = harfBuzzSettings[id] {
             settings = known
         } else {
+            // The face stays alive with the book's shared parameters, so its pointers may be kept.
+            let parameters = parameters(id)
             settings = HarfBuzzSettings(
                 language: parameters.language.map { hb_language_from_string($0, -1) },
                 features: parameters.features.map { feature in
                     hb_feature_t(tag: hb_tag_from_string(feature.tag, -1), value: feature.value, start: 0, end: UInt32.max)
-                })
+                },
+                rightToLeft: parameters.rightToLeft, face: parameters.face.hbFace, font: parameters.face.hbFont,
+                scale: parameters.size / parameters.face.unitsPerEm)
             harfBuzzSettings[id] = settings
         }
-        hb_buffer_set_direction(buffer, parameters.rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
+        hb_buffer_set_direction(buffer, settings.rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
         if let language = settings.language { hb_buffer_set_language(buffer, language) }
         hb_buffer_guess_segment_properties(buffer)
         let script = hb_buffer_get_script(buffer)
@@ -245,16 +299,16 @@ public final class Shaper {
             hb_buffer_get_segment_properties(buffer, &properties)
             // With the font's variation coordinates, as hb_shape would (a variable font's named instance).
             var length: UInt32 = 0
-            let coordinates = hb_font_get_var_coords_normalized(parameters.face.hbFont, &length)
+            let coordinates = hb_font_get_var_coords_normalized(settings.font, &length)
             plan = hb_shape_plan_create_cached2(
-                parameters.face.hbFace, &properties, &features, UInt32(features.count), coordinates, length, nil)
+                settings.face, &properties, &features, UInt32(features.count), coordinates, length, nil)
             plans[key] = plan
         }
-        hb_shape_plan_execute(plan, parameters.face.hbFont, buffer, &features, UInt32(features.count))
+        hb_shape_plan_execute(plan, settings.font, buffer, &features, UInt32(features.count))
         var count: UInt32 = 0
         let infos = hb_buffer_get_glyph_infos(buffer, &count)!
         let positions = hb_buffer_get_glyph_positions(buffer, &count)!
-        return (Int(count), infos, positions, parameters.size / parameters.face.unitsPerEm)
+        return (Int(count), infos, positions, settings.scale)
     }
 
     private func shapeUncached(_ text: ArraySlice<UInt16>, id: Int) -> ShapedText {

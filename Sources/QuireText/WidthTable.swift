@@ -131,11 +131,13 @@ private struct WideWidth: WidthEntry {
 /// An open-addressing table of width entries (linear probing, grown at 3/4 full).
 private struct ProbedTable<Entry: WidthEntry> {
     private let initialSize: Int
+    private let maxEntries: Int
     private var entries: [Entry]
     private var count = 0
 
-    init(initialSize: Int) {
+    init(initialSize: Int, maxEntries: Int) {
         self.initialSize = initialSize
+        self.maxEntries = maxEntries
         entries = [Entry](repeating: Entry(), count: initialSize)
     }
 
@@ -151,9 +153,9 @@ private struct ProbedTable<Entry: WidthEntry> {
         }
     }
 
-    /// Adds an entry whose key is not present. Past `WidthTable.maxEntries` the table starts again.
+    /// Adds an entry whose key is not present. Past `maxEntries` the table starts again.
     mutating func insert(_ entry: Entry) {
-        if count >= WidthTable.maxEntries {
+        if count >= maxEntries {
             entries = [Entry](repeating: Entry(), count: initialSize)
             count = 0
         }
@@ -201,8 +203,14 @@ private struct DirectTable<Entry: WidthEntry> {
 struct WidthTable {
     /// Past this many words a table starts again (bounded memory on huge books).
     static let maxEntries = 1 << 19
-    private var narrow = ProbedTable<NarrowWidth>(initialSize: 1 << 12)
-    private var wide = ProbedTable<WideWidth>(initialSize: 1 << 8)
+    private var narrow: ProbedTable<NarrowWidth>
+    private var wide: ProbedTable<WideWidth>
+
+    /// `part`: the share of the words this table holds (1/n for each of n shards).
+    init(part: Int = 1) {
+        narrow = ProbedTable(initialSize: (1 << 12) / part, maxEntries: WidthTable.maxEntries / part)
+        wide = ProbedTable(initialSize: max(16, (1 << 8) / part), maxEntries: WidthTable.maxEntries / part)
+    }
 
     /// The advance stored for a short word's key, and whether a glyph was missing.
     func find(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
