@@ -519,67 +519,75 @@ struct BoxTreeBuilder {
         _ text: String, sourceStart: Int?, fallbackOffset: Int = 0, style: ComputedStyle, _ context: inout FlowContext
     ) {
         let whiteSpace = style.whiteSpace
+        // Read once: this loop runs for every character of the book.
+        let collapses = whiteSpace.collapsesSpaces
+        let preservesNewlines = whiteSpace.preservesNewlines
+        let wraps = whiteSpace.wraps
+        let collapsedSpace: UInt16 = whiteSpace == .nowrap ? 0x00A0 : 0x20
         var units = text.utf16Units
-        var unitSources: [Int32]
-        if let sourceStart {
-            unitSources = (0..<units.count).map { Int32(sourceStart + $0) }
-        } else {
-            unitSources = [Int32](repeating: Int32(fallbackOffset), count: units.count)
-        }
-        if whiteSpace.collapsesSpaces && !context.lastWasSpace == false && context.paragraph == nil
+        if collapses && !context.lastWasSpace == false && context.paragraph == nil
             && units.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
         {
             return  // whitespace between blocks
         }
+        // Where each unit came from: its offset in the document text, or the generated content's
+        // offset; a transform that changes the length spreads the sources over the new units.
+        var remapped: [Int32]? = nil
         switch style.textTransform {
         case .uppercase, .lowercase, .capitalize:
             let transformed = transform(units, style.textTransform, language: style.language)
             if transformed.count != units.count {
-                let originalSources = unitSources
-                unitSources = (0..<transformed.count).map { originalSources[min($0 * max(originalSources.count, 1) / max(transformed.count, 1), max(originalSources.count - 1, 0))] }
+                let count = units.count
+                remapped = (0..<transformed.count).map { index in
+                    let original = min(index * max(count, 1) / max(transformed.count, 1), max(count - 1, 0))
+                    return Int32(sourceStart.map { $0 + original } ?? fallbackOffset)
+                }
             }
             units = transformed
         case .none:
             break
+        }
+        @inline(__always) func source(_ index: Int) -> Int32 {
+            if let remapped { return remapped[index] }
+            return Int32(sourceStart.map { $0 + index } ?? fallbackOffset)
         }
         var outUnits: [UInt16] = []
         var outSources: [Int32] = []
         outUnits.reserveCapacity(units.count)
         outSources.reserveCapacity(units.count)
         var lastWasSpace = context.lastWasSpace
-        for (index, unit) in units.enumerated() {
-            let isNewline = unit == 0x0A || unit == 0x0D
-            let isSpace = unit == 0x20 || unit == 0x09 || isNewline
-            if whiteSpace.preservesNewlines && isNewline {
-                if unit == 0x0D && index + 1 < units.count && units[index + 1] == 0x0A { continue }
-                outUnits.append(0x2028)
-                outSources.append(unitSources[index])
-                lastWasSpace = true
-                continue
-            }
-            if whiteSpace.collapsesSpaces && isSpace {
-                if lastWasSpace { continue }
-                outUnits.append(whiteSpace == .nowrap ? 0x00A0 : 0x20)
-                outSources.append(unitSources[index])
-                lastWasSpace = true
-                continue
-            }
-            if unit == 0x09 && !whiteSpace.collapsesSpaces {
-                // Tabs in preformatted text: expand to the next multiple of 8 columns (approximate).
-                for _ in 0..<4 {
-                    outUnits.append(0x00A0)
-                    outSources.append(unitSources[index])
+        units.withUnsafeBufferPointer { units in
+            for index in 0..<units.count {
+                let unit = units[index]
+                let isNewline = unit == 0x0A || unit == 0x0D
+                let isSpace = unit == 0x20 || unit == 0x09 || isNewline
+                if preservesNewlines && isNewline {
+                    if unit == 0x0D && index + 1 < units.count && units[index + 1] == 0x0A { continue }
+                    outUnits.append(0x2028)
+                    outSources.append(source(index))
+                    lastWasSpace = true
+                    continue
                 }
-                lastWasSpace = false
-                continue
+                if collapses && isSpace {
+                    if lastWasSpace { continue }
+                    outUnits.append(collapsedSpace)
+                    outSources.append(source(index))
+                    lastWasSpace = true
+                    continue
+                }
+                if unit == 0x09 && !collapses {
+                    // Tabs in preformatted text: expand to the next multiple of 8 columns (approximate).
+                    for _ in 0..<4 {
+                        outUnits.append(0x00A0)
+                        outSources.append(source(index))
+                    }
+                    lastWasSpace = false
+                    continue
+                }
+                outUnits.append(unit == 0x20 && !wraps ? 0x00A0 : unit)
+                outSources.append(source(index))
+                lastWasSpace = unit == 0x20 && collapses
             }
-            if unit == 0x20 && !whiteSpace.wraps {
-                outUnits.append(0x00A0)
-            } else {
-                outUnits.append(unit)
-            }
-            outSources.append(unitSources[index])
-            lastWasSpace = unit == 0x20 && whiteSpace.collapsesSpaces
         }
         guard !outUnits.isEmpty else { return }
         let paragraph = context.currentParagraph(offset: Int(outSources[0]))
