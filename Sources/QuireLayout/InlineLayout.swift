@@ -824,7 +824,10 @@ final class InlineLayout {
                 first += 1
             }
             var segmentIndices: [Int] = []
-            var glueAdjust: [Int: Double] = [:]
+            /// The set width of each space of `segmentIndices` (NaN: its natural width).
+            var glueAdjust: [Double] = []
+            segmentIndices.reserveCapacity(breakIndex - first)
+            glueAdjust.reserveCapacity(breakIndex - first)
             let ratio = breaks.ratios[lineIndex]
             let endsWithForced: Bool = {
                 if case .penalty(_, let p, _) = items[breakIndex], p <= -BreakItem.infinitePenalty { return true }
@@ -838,11 +841,16 @@ final class InlineLayout {
                 segmentIndices.append(segmentIndex)
                 if case .glue(let w, let y, let z) = items[itemIndex], justify {
                     let adjusted = ratio >= 0 ? w + ratio * y : w + ratio * z
-                    glueAdjust[segmentIndex] = lastLine && ratio > 0 ? w : adjusted
+                    glueAdjust.append(lastLine && ratio > 0 ? w : adjusted)
+                } else {
+                    glueAdjust.append(.nan)
                 }
             }
             // Trailing spaces hang outside the line.
-            while let last = segmentIndices.last, segments[last].kind == .space { segmentIndices.removeLast() }
+            while let last = segmentIndices.last, segments[last].kind == .space {
+                segmentIndices.removeLast()
+                glueAdjust.removeLast()
+            }
             var hyphenStyle: Int? = nil
             if case .penalty(_, _, let flagged) = items[breakIndex], flagged, let last = segmentIndices.last, segments[last].hyphenAfter {
                 hyphenStyle = segments[last].style
@@ -872,7 +880,7 @@ final class InlineLayout {
     }
 
     private func makeLine(
-        _ paragraph: Paragraph, anchor: Int?, segments: [Segment], indices: [Int], glue: [Int: Double], hyphenStyle: Int?, available: Double,
+        _ paragraph: Paragraph, anchor: Int?, segments: [Segment], indices: [Int], glue: [Double], hyphenStyle: Int?, available: Double,
         indent: Double, lastLine: Bool, levels: [UInt8]?, marker: GeneratedContent?
     ) -> LineBox {
         let blockStyle = paragraph.blockStyle
@@ -898,7 +906,8 @@ final class InlineLayout {
             var hyphen: Bool
         }
         var pieces: [Piece] = []
-        for index in indices {
+        pieces.reserveCapacity(indices.count)
+        for (position, index) in indices.enumerated() {
             let segment = segments[index]
             if segment.kind == .text, var last = pieces.last, last.kind == .text, last.end == segment.start, last.style == segment.style,
                 last.face == segment.face, last.level == segment.level
@@ -907,7 +916,7 @@ final class InlineLayout {
                 pieces[pieces.count - 1] = last
                 continue
             }
-            let width = segment.kind == .space ? (glue[index] ?? segment.width) : segment.width
+            let width = segment.kind == .space && !glue[position].isNaN ? glue[position] : segment.width
             pieces.append(
                 Piece(start: segment.start, end: segment.end, style: segment.style, level: segment.level, face: segment.face, kind: segment.kind,
                       width: width, hyphen: false))
@@ -916,6 +925,7 @@ final class InlineLayout {
 
         // Shape text pieces (merged words re-shape as a whole, which the cache usually answers).
         var shapedPieces: [ShapedText?] = []
+        shapedPieces.reserveCapacity(pieces.count)
         /// Emphasis marks by piece, found once for the line's height and drawn with the same shape.
         var marks: [Int: (face: FontFace, shaped: ShapedText)] = [:]
         for index in pieces.indices {
