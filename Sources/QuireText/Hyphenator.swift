@@ -130,7 +130,7 @@ public final class Hyphenator: @unchecked Sendable {
             return cached
         }
         pthread_mutex_unlock(&shard.pointee.mutex)
-        let result = computePoints(in: String(decoding: units, as: UTF16.self), language: language)
+        let result = computePoints(units: units, language: language)
         pthread_mutex_lock(&shard.pointee.mutex)
         if shard.pointee.short.count + shard.pointee.long.count >= Hyphenator.maxCacheEntries / Hyphenator.shardCount {
             shard.pointee.short.removeAll(keepingCapacity: true)
@@ -165,19 +165,33 @@ public final class Hyphenator: @unchecked Sendable {
         return result == 0 ? hyphens : nil
     }
 
+    private func computePoints(units: ArraySlice<UInt16>, language: String) -> [Int] {
+        // ASCII words (most of an English book): bytes, UTF-16 offsets and characters coincide,
+        // and no String needs to be made.
+        if units.allSatisfy({ $0 < 0x80 && (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || $0 == 0x27) }) {
+            return asciiPoints(units.map { UInt8($0) }, language: language)
+        }
+        return computePoints(in: String(decoding: units, as: UTF16.self), language: language)
+    }
+
+    /// Letters and apostrophes, one byte each.
+    private func asciiPoints(_ word: [UInt8], language: String) -> [Int] {
+        var utf8 = word
+        guard utf8.count >= Hyphenator.minimumWordLength, utf8.count < 1000, let dictionary = dictionary(for: language) else { return [] }
+        for index in utf8.indices where utf8[index] >= 0x41 && utf8[index] <= 0x5A { utf8[index] |= 0x20 }
+        guard let hyphens = hyphenFlags(utf8, dictionary) else { return [] }
+        var points: [Int] = []
+        for count in Hyphenator.minimumPrefix...max(Hyphenator.minimumPrefix, utf8.count - Hyphenator.minimumSuffix)
+        where count <= utf8.count - Hyphenator.minimumSuffix && hyphens[count - 1] & 1 == 1 {
+            points.append(count)
+        }
+        return points
+    }
+
     private func computePoints(in word: String, language: String) -> [Int] {
-        // ASCII words (most of an English book): bytes, UTF-16 offsets and characters coincide.
-        var utf8 = Array(word.utf8)
+        let utf8 = Array(word.utf8)
         if utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || $0 == 0x27 }) {
-            guard utf8.count >= Hyphenator.minimumWordLength, utf8.count < 1000, let dictionary = dictionary(for: language) else { return [] }
-            for index in utf8.indices where utf8[index] >= 0x41 && utf8[index] <= 0x5A { utf8[index] |= 0x20 }
-            guard let hyphens = hyphenFlags(utf8, dictionary) else { return [] }
-            var points: [Int] = []
-            for count in Hyphenator.minimumPrefix...max(Hyphenator.minimumPrefix, utf8.count - Hyphenator.minimumSuffix)
-            where count <= utf8.count - Hyphenator.minimumSuffix && hyphens[count - 1] & 1 == 1 {
-                points.append(count)
-            }
-            return points
+            return asciiPoints(utf8, language: language)
         }
         let scalars = Array(word.unicodeScalars)
         guard scalars.count >= Hyphenator.minimumWordLength, scalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "'" || $0 == "’" }),
