@@ -49,11 +49,27 @@ public enum JSON: Sendable, Equatable {
     public func serializedBytes(pretty: Bool = true) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(4096)
-        write(to: &out, indent: pretty ? 0 : -1)
+        write(to: &out, indent: pretty ? 0 : -1, flush: nil)
         return out
     }
 
-    private func write(to out: inout [UInt8], indent: Int) {
+    /// The same bytes as `serializedBytes`, handed to `emit` in pieces of about `chunkSize`: a
+    /// book's map (megabytes) is never whole in memory beside its JSON tree.
+    public func serialize(pretty: Bool = true, chunkSize: Int = 1 << 16, emit: ([UInt8]) -> Void) {
+        var out: [UInt8] = []
+        out.reserveCapacity(chunkSize + 4096)
+        withoutActuallyEscaping(emit) { emit in
+            let flush: (inout [UInt8]) -> Void = { buffer in
+                guard buffer.count >= chunkSize else { return }
+                emit(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+            write(to: &out, indent: pretty ? 0 : -1, flush: flush)
+        }
+        if !out.isEmpty { emit(out) }
+    }
+
+    private func write(to out: inout [UInt8], indent: Int, flush: ((inout [UInt8]) -> Void)?) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
@@ -69,7 +85,8 @@ public enum JSON: Sendable, Equatable {
             for (index, item) in items.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.newline(&out, indent + 1, pretty: indent >= 0)
-                item.write(to: &out, indent: indent >= 0 ? indent + 1 : -1)
+                item.write(to: &out, indent: indent >= 0 ? indent + 1 : -1, flush: flush)
+                flush?(&out)
             }
             JSON.newline(&out, indent, pretty: indent >= 0)
             out.append(UInt8(ascii: "]"))
@@ -85,7 +102,8 @@ public enum JSON: Sendable, Equatable {
                 JSON.writeString(key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 if indent >= 0 { out.append(UInt8(ascii: " ")) }
-                value.write(to: &out, indent: indent >= 0 ? indent + 1 : -1)
+                value.write(to: &out, indent: indent >= 0 ? indent + 1 : -1, flush: flush)
+                flush?(&out)
             }
             JSON.newline(&out, indent, pretty: indent >= 0)
             out.append(UInt8(ascii: "}"))

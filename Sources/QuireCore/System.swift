@@ -84,6 +84,22 @@ public enum FileSystem {
         guard closed else { throw SystemError() }
     }
 
+    /// Writes what `produce` hands to its writer, in order, as one file.
+    public static func write(to path: String, _ produce: ((([UInt8]) -> Void)) -> Void) throws(SystemError) {
+        guard let file = fopen(path, "wb") else { throw SystemError() }
+        var failed = false
+        produce { bytes in
+            guard !failed else { return }
+            let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+            if written != bytes.count { failed = true }
+        }
+        let flushed = fflush(file) == 0
+        let error = SystemError()
+        let closed = fclose(file) == 0
+        guard !failed, flushed else { throw error }
+        guard closed else { throw SystemError() }
+    }
+
     /// Creates a directory and any missing parents (like `mkdir -p`).
     public static func createDirectory(_ path: String) throws(SystemError) {
         if isDirectory(path) { return }

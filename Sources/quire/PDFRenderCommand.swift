@@ -57,7 +57,7 @@ enum PDFRenderCommand {
         let map = PDFPositionMap.json(
             info: info, plan: plan, identity: identity, profile: profile, preparation: render.preparation,
             rendered: rendered.count == plan.count ? nil : rendered)
-        try Output.writeAtomically(map.serializedBytes() + [0x0A], to: out + "/positions.json")
+        try Output.writeAtomically(map, to: out + "/positions.json")
         if !options.flag("quiet") {
             fputs("quire: \(info.pageCount) PDF pages → \(plan.count) output pages, \(rendered.count) rendered → \(out)/\n", stderr)
         }

@@ -209,7 +209,7 @@ enum RenderCommand {
             layout: layout, result: result, identity: try identity.value(), profileName: profileName, withImages: !mapOnly,
             extraWarnings: paintWarnings.withLock { $0 }.sorted().map { Warning("image-not-drawn", $0) },
             positions: chapterPositions.withLock { $0 })
-        try Output.writeAtomically(map.serializedBytes() + [0x0A], to: out + "/positions.json")
+        try Output.writeAtomically(map, to: out + "/positions.json")
         if let statsPath = options.value("stats") {
             let spacing = result.spacing
             let stats = JSON.object([
@@ -303,9 +303,21 @@ enum Output {
 
     /// Writes to a temporary name beside the target, then renames: never a half-written file.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        try writeAtomically(to: path) { write in write(bytes) }
+    }
+
+    /// A JSON document and a final newline, streamed (a map is never whole in memory as bytes).
+    static func writeAtomically(_ json: JSON, to path: String) throws {
+        try writeAtomically(to: path) { write in
+            json.serialize(emit: write)
+            write([0x0A])
+        }
+    }
+
+    static func writeAtomically(to path: String, _ produce: ((([UInt8]) -> Void)) -> Void) throws {
         let temporary = path + ".tmp-\(getpid())"
         do {
-            try FileSystem.write(bytes, to: temporary)
+            try FileSystem.write(to: temporary, produce)
         } catch {
             unlink(temporary)
             throw QuireError.cannotCreateOutput(path: path, reason: error.description)
