@@ -79,24 +79,23 @@ static void *resolve(Library *library, void (*opener)(void), const char *name) {
 // each stub looks its function up in its library's own handle; it costs one indirect call. (No
 // library calls one of these functions while it is being opened, which would wait on its own
 // pthread_once.)
+
+// Declares `function`: `name` from `library`, looked up once.
+#define RESOLVED(library, type, name)                                                          \
+    static type resolved;                                                                      \
+    type function = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);                              \
+    if (!function) {                                                                           \
+        function = (type)resolve(&library, open_##library, #name);                             \
+        __atomic_store_n(&resolved, function, __ATOMIC_RELEASE);                               \
+    }
 #define STUB(library, ret, name, params, args)                                                  \
     ret name params {                                                                          \
-        static ret(*resolved) params;                                                          \
-        ret(*function) params = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);                  \
-        if (!function) {                                                                       \
-            function = (ret(*) params)resolve(&library, open_##library, #name);                \
-            __atomic_store_n(&resolved, function, __ATOMIC_RELEASE);                           \
-        }                                                                                      \
+        RESOLVED(library, __typeof__(ret(*) params), name)                                     \
         return function args;                                                                  \
     }
 #define STUB_VOID(library, name, params, args)                                                 \
     void name params {                                                                         \
-        static void(*resolved) params;                                                         \
-        void(*function) params = __atomic_load_n(&resolved, __ATOMIC_ACQUIRE);                 \
-        if (!function) {                                                                       \
-            function = (void(*) params)resolve(&library, open_##library, #name);               \
-            __atomic_store_n(&resolved, function, __ATOMIC_RELEASE);                           \
-        }                                                                                      \
+        RESOLVED(library, __typeof__(void(*) params), name)                                    \
         function args;                                                                         \
     }
 

@@ -295,17 +295,18 @@ public struct JSONReader {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             result[key] = try value()
-            skipSpace()
-            guard index < bytes.count else { throw error("unexpected end") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return result
-            } else {
-                throw error("expected ',' or '}'")
-            }
+            if try closes("}") { return result }
         }
+    }
+
+    /// After a member or an item: true at the closing bracket, false after a comma.
+    private mutating func closes(_ bracket: Unicode.Scalar) throws(SyntaxError) -> Bool {
+        skipSpace()
+        guard index < bytes.count else { throw error("unexpected end") }
+        let byte = bytes[index]
+        guard byte == UInt8(ascii: ",") || byte == UInt8(ascii: bracket) else { throw error("expected ',' or '\(bracket)'") }
+        index += 1
+        return byte != UInt8(ascii: ",")
     }
 
     private mutating func array() throws(SyntaxError) -> [Any] {
@@ -320,16 +321,7 @@ public struct JSONReader {
         }
         while true {
             result.append(try value())
-            skipSpace()
-            guard index < bytes.count else { throw error("unexpected end") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return result
-            } else {
-                throw error("expected ',' or ']'")
-            }
+            if try closes("]") { return result }
         }
     }
 

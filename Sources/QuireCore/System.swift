@@ -27,6 +27,53 @@ public final class Lock: @unchecked Sendable {
     }
 }
 
+/// Values each behind a mutex of its own, in raw memory where every value spans whole cache lines:
+/// for tables that every layout worker reaches at every word. A contended shard holds up only its
+/// own keys, and reaching one retains nothing (a reference count written by two cores is one more
+/// cache line moving between them).
+public struct Shards<Value>: ~Copyable, @unchecked Sendable {
+    private struct Slot {
+        var mutex = pthread_mutex_t()
+        var value: Value
+    }
+    /// A power of two: shard `index & (count - 1)` answers for `index`.
+    public let count: Int
+    private let stride = (MemoryLayout<Slot>.stride + 63) & ~63
+    private let storage: UnsafeMutableRawPointer
+
+    public init(count: Int, _ make: () -> Value) {
+        precondition(count > 0 && count & (count - 1) == 0, "a power of two")
+        self.count = count
+        storage = .allocate(byteCount: count * stride, alignment: 64)
+        for index in 0..<count {
+            let slot = (storage + index * stride).bindMemory(to: Slot.self, capacity: 1)
+            slot.initialize(to: Slot(value: make()))
+            pthread_mutex_init(&slot.pointee.mutex, nil)
+        }
+    }
+
+    deinit {
+        for index in 0..<count {
+            let slot = slot(index)
+            pthread_mutex_destroy(&slot.pointee.mutex)
+            slot.deinitialize(count: 1)
+        }
+        storage.deallocate()
+    }
+
+    private func slot(_ index: Int) -> UnsafeMutablePointer<Slot> {
+        (storage + (index & (count - 1)) * stride).assumingMemoryBound(to: Slot.self)
+    }
+
+    /// Runs `body` on the value of the shard for `index`, holding its lock.
+    public func withShard<Result>(_ index: Int, _ body: (inout Value) throws -> Result) rethrows -> Result {
+        let slot = slot(index)
+        pthread_mutex_lock(&slot.pointee.mutex)
+        defer { pthread_mutex_unlock(&slot.pointee.mutex) }
+        return try body(&slot.pointee.value)
+    }
+}
+
 /// Starts `work` on a thread of its own. Background jobs (preloading, hashing) must not take a
 /// thread of Dispatch's global pool: layout workers run on that pool and wait there for image
 /// measurements queued on it, and a pool slot held by a background job can leave a book laid out
@@ -74,17 +121,10 @@ public enum FileSystem {
 
     /// Writes a whole file (replacing it); the reason when it fails.
     public static func write(_ bytes: [UInt8], to path: String) throws(SystemError) {
-        guard let file = fopen(path, "wb") else { throw SystemError() }
-        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-        let flushed = fflush(file) == 0
-        let error = SystemError()
-        // Some file systems (NFS, quotas) report a failed write only when the file is closed.
-        let closed = fclose(file) == 0
-        guard written == bytes.count, flushed else { throw error }
-        guard closed else { throw SystemError() }
+        try write(to: path) { write in write(bytes) }
     }
 
-    /// Writes what `produce` hands to its writer, in order, as one file.
+    /// Writes what `produce` hands to its writer, in order, as one file (replacing it).
     public static func write(to path: String, _ produce: ((([UInt8]) -> Void)) -> Void) throws(SystemError) {
         guard let file = fopen(path, "wb") else { throw SystemError() }
         var failed = false
@@ -95,6 +135,7 @@ public enum FileSystem {
         }
         let flushed = fflush(file) == 0
         let error = SystemError()
+        // Some file systems (NFS, quotas) report a failed write only when the file is closed.
         let closed = fclose(file) == 0
         guard !failed, flushed else { throw error }
         guard closed else { throw SystemError() }

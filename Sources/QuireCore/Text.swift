@@ -1,17 +1,14 @@
 extension String {
     /// Trims ASCII/XML whitespace (space, tab, CR, LF) from both ends.
-    public func trimmingWhitespace() -> String {
-        let scalars = unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.isXMLWhitespace }) else { return "" }
-        let end = scalars.lastIndex(where: { !$0.isXMLWhitespace })!
-        return String(scalars[start...end])
-    }
+    public func trimmingWhitespace() -> String { trimming { $0.isXMLWhitespace } }
 
     /// Trims every Unicode White_Space character (NBSP, ideographic space…) from both ends.
-    public func trimmingUnicodeWhitespace() -> String {
+    public func trimmingUnicodeWhitespace() -> String { trimming { $0.properties.isWhitespace } }
+
+    private func trimming(_ isSpace: (Unicode.Scalar) -> Bool) -> String {
         let scalars = unicodeScalars
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        guard let start = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let end = scalars.lastIndex(where: { !isSpace($0) })!
         return String(scalars[start...end])
     }
 

@@ -316,7 +316,13 @@ final class InlineLayout {
         guard leading + trailing < units.count else { return [] }
         let coreStart = segment.start + leading
         let core = paragraph.text[coreStart..<(segment.end - trailing)]
-        let id = caches.worker.hyphenationID(language, services.hyphenator)
+        let id: Int
+        if let known = caches.hyphenationIDs[language] {
+            id = known
+        } else {
+            id = services.hyphenator.languageID(for: language)
+            caches.hyphenationIDs[language] = id
+        }
         return services.hyphenator.points(units: core, languageID: id, language: language).map { coreStart + $0 }
     }
 
@@ -1142,6 +1148,8 @@ final class InlineCaches {
     var pieceMetrics: [PackedKey: InlineLayout.Metrics] = [:]
     /// ICU locales with line-break keywords, by language, strictness and word rule.
     var breakLocales: [PackedKey: String] = [:]
+    /// The hyphenator's ids for languages, asked once per chapter (its table takes a lock).
+    var hyphenationIDs: [String: Int] = [:]
     /// The width of the block being laid out (device px), for percentage image sizes.
     var containingWidth = 0.0
     var faces: [FontFace] = []
@@ -1168,20 +1176,6 @@ public final class LayoutWorker {
         if let id = languages[language] { return id }
         languages[language] = languages.count
         return languages.count - 1
-    }
-
-    /// The hyphenator's id for `language`, asked once per language (its table takes a lock).
-    private var hyphenationIDs: [Int] = []
-    private var idsHyphenator: Hyphenator?
-    func hyphenationID(_ language: String, _ hyphenator: Hyphenator) -> Int {
-        if idsHyphenator !== hyphenator {
-            idsHyphenator = hyphenator
-            hyphenationIDs = []
-        }
-        let local = languageID(language)
-        while hyphenationIDs.count <= local { hyphenationIDs.append(-1) }
-        if hyphenationIDs[local] < 0 { hyphenationIDs[local] = hyphenator.languageID(for: language) }
-        return hyphenationIDs[local]
     }
 }
 

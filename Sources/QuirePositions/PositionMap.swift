@@ -50,10 +50,6 @@ public enum PositionMap {
 
     public static func digits(forPageCount count: Int) -> Int { max(4, String(count).count) }
 
-    /// The step of `<spine>` among the package element's children (`/6` in almost every book).
-    public static func spineStep(_ container: EPUBContainer) -> Int {
-        container.publication.spineStep
-    }
 
     /// Everything that changes pagination, and a short hash of it: maps with equal hashes paginate alike.
     public static func profileJSON(_ settings: LayoutSettings, name: String?) -> JSON {
@@ -101,7 +97,7 @@ struct MapBuilder {
         self.identity = identity
         container = layout.container
         publication = layout.container.publication
-        spineStep = PositionMap.spineStep(layout.container)
+        spineStep = layout.container.publication.spineStep
         var anchors = positions
         let unread = result.chapters.contains { anchors[$0.spineIndex] == nil && $0.document != nil }
         let targets = unread ? ChapterPositions.Targets(publication) : nil

@@ -12,13 +12,11 @@ struct AncestorFilter {
     private static let bits = 12
     private static let mask = UInt32(1 << bits - 1)
     private var counters = [UInt32](repeating: 0, count: 1 << bits)
-    /// The elements pushed so far (outermost first) and the keys each one added.
-    private var elements: [Int32] = []
-    private var keyCounts: [Int] = []
+    /// The elements pushed so far (outermost first), with how many keys each added to `keys`;
+    /// an opaque one (a name that is not ASCII) added none.
+    private var elements: [(element: Int32, keyCount: Int, opaque: Bool)] = []
     private var keys: [UInt32] = []
-    /// How many of the elements pushed have a name that is not ASCII (their keys are not added).
     private var opaqueElements = 0
-    private var opaque: [Bool] = []
 
     static func isASCII(_ name: String) -> Bool {
         name.utf8.allSatisfy { $0 < 0x80 }
@@ -127,11 +125,10 @@ struct AncestorFilter {
     /// Makes the filter hold exactly the ancestors of an element whose parent is `parent` (-1 for
     /// the root), given that elements are visited in document order.
     mutating func moveTo(parent: Int32) {
-        while let last = elements.last, last != parent {
+        while let last = elements.last, last.element != parent {
             elements.removeLast()
-            if opaque.removeLast() { opaqueElements -= 1 }
-            let count = keyCounts.removeLast()
-            for _ in 0..<count {
+            if last.opaque { opaqueElements -= 1 }
+            for _ in 0..<last.keyCount {
                 let (a, b) = Self.slots(keys.removeLast())
                 counters[a] -= 1
                 counters[b] -= 1
@@ -142,14 +139,11 @@ struct AncestorFilter {
     /// Adds an element (whose parent is the innermost element pushed) to the ancestors.
     /// `attributeKeys` from `attributeKeys(name:value:into:)`, nil when a value is not ASCII.
     mutating func push(_ element: Int32, tag: String, id: String?, classes: [String], attributeKeys: [UInt32]?) {
-        elements.append(element)
         guard let attributeKeys, Self.isASCII(tag), id.map(Self.isASCII) ?? true, classes.allSatisfy(Self.isASCII) else {
-            opaque.append(true)
+            elements.append((element, 0, true))
             opaqueElements += 1
-            keyCounts.append(0)
             return
         }
-        opaque.append(false)
         var count = 0
         func add(_ key: UInt32) {
             let (a, b) = Self.slots(key)
@@ -162,6 +156,6 @@ struct AncestorFilter {
         if let id { add(Self.key(id, .id)) }
         for name in classes { add(Self.key(name, .className)) }
         for key in attributeKeys { add(key) }
-        keyCounts.append(count)
+        elements.append((element, count, false))
     }
 }

@@ -20,40 +20,20 @@ public final class Hyphenator: @unchecked Sendable {
     /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached once
     /// for all of a book's workers, keyed by the word's units and its language's id. Words of up
     /// to 12 units (nearly all) keep their points as bits (bit i: a break may follow unit i).
-    /// The cache is split in shards with a lock each, in raw memory on cache lines of their own:
-    /// every worker asks for nearly every word, and one lock (or one shared reference count)
-    /// moved between the cores at each word.
-    private struct Shard {
-        var mutex = pthread_mutex_t()
+    /// The cache is split in shards: every worker asks for nearly every word, and one lock (or
+    /// one shared reference count) moved between the cores at each word.
+    private struct Cache {
         var short: [WidthKey: UInt16] = [:]
         var long: [TextKey: [Int]] = [:]
     }
     private static let shardCount = 16
-    private static let shardStride = 128
-    private let shards: UnsafeMutableRawPointer
+    private let caches = Shards(count: Hyphenator.shardCount) { Cache() }
     private var languageIDs: [String: Int] = [:]
     public static let maxCacheEntries = 500_000
 
-    public init() {
-        precondition(MemoryLayout<Shard>.size <= Hyphenator.shardStride)
-        shards = .allocate(byteCount: Hyphenator.shardCount * Hyphenator.shardStride, alignment: 64)
-        for index in 0..<Hyphenator.shardCount {
-            let shard = (shards + index * Hyphenator.shardStride).bindMemory(to: Shard.self, capacity: 1)
-            shard.initialize(to: Shard())
-            pthread_mutex_init(&shard.pointee.mutex, nil)
-        }
-    }
-
-    private func shard(at index: Int) -> UnsafeMutablePointer<Shard> {
-        (shards + index * Hyphenator.shardStride).assumingMemoryBound(to: Shard.self)
-    }
+    public init() {}
 
     deinit {
-        for index in 0..<Hyphenator.shardCount {
-            pthread_mutex_destroy(&shard(at: index).pointee.mutex)
-            shard(at: index).deinitialize(count: 1)
-        }
-        shards.deallocate()
         for case let dictionary? in dictionaries.values { hnj_hyphen_free(dictionary) }
     }
 
@@ -119,29 +99,24 @@ public final class Hyphenator: @unchecked Sendable {
     public func points(units: ArraySlice<UInt16>, languageID: Int, language: String) -> [Int] {
         let key = TextKey(units, tag: languageID)
         let short = key.isInline ? WidthKey(key) : nil
-        let shard = shard(at: (short?.slotHash ?? key.hashValue) & (Hyphenator.shardCount - 1))
-        pthread_mutex_lock(&shard.pointee.mutex)
-        if let short, let bits = shard.pointee.short[short] {
-            pthread_mutex_unlock(&shard.pointee.mutex)
-            return (1..<16).filter { bits & 1 << $0 != 0 }
+        let shard = short?.slotHash ?? key.hashValue
+        let known: [Int]? = caches.withShard(shard) { cache in
+            if let short { return cache.short[short].map { bits in (1..<16).filter { bits & 1 << $0 != 0 } } }
+            return cache.long[key]
         }
-        if short == nil, let cached = shard.pointee.long[key] {
-            pthread_mutex_unlock(&shard.pointee.mutex)
-            return cached
-        }
-        pthread_mutex_unlock(&shard.pointee.mutex)
+        if let known { return known }
         let result = computePoints(units: units, language: language)
-        pthread_mutex_lock(&shard.pointee.mutex)
-        if shard.pointee.short.count + shard.pointee.long.count >= Hyphenator.maxCacheEntries / Hyphenator.shardCount {
-            shard.pointee.short.removeAll(keepingCapacity: true)
-            shard.pointee.long.removeAll(keepingCapacity: true)
+        caches.withShard(shard) { cache in
+            if cache.short.count + cache.long.count >= Hyphenator.maxCacheEntries / Hyphenator.shardCount {
+                cache.short.removeAll(keepingCapacity: true)
+                cache.long.removeAll(keepingCapacity: true)
+            }
+            if let short {
+                cache.short[short] = result.reduce(0) { $0 | 1 << UInt16($1) }
+            } else {
+                cache.long[key.detached] = result
+            }
         }
-        if let short {
-            shard.pointee.short[short] = result.reduce(0) { $0 | 1 << UInt16($1) }
-        } else {
-            shard.pointee.long[key.detached] = result
-        }
-        pthread_mutex_unlock(&shard.pointee.mutex)
         return result
     }
 
@@ -188,11 +163,8 @@ public final class Hyphenator: @unchecked Sendable {
         return points
     }
 
+    /// Words with letters beyond ASCII.
     private func computePoints(in word: String, language: String) -> [Int] {
-        let utf8 = Array(word.utf8)
-        if utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || $0 == 0x27 }) {
-            return asciiPoints(utf8, language: language)
-        }
         let scalars = Array(word.unicodeScalars)
         guard scalars.count >= Hyphenator.minimumWordLength, scalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "'" || $0 == "’" }),
             let dictionary = dictionary(for: language)

@@ -66,46 +66,14 @@ public struct ShapingParameters: Hashable, Sendable {
 /// function of its key, so what is found here never depends on which worker measured it first.
 public final class SharedShaping: Sendable {
     private let registry = Mutex<(ids: [ShapingParameters: Int], list: [ShapingParameters])>(([:], []))
-    /// The widths in shards with a lock each: every worker asks here for each word its recent
-    /// widths miss, and one lock made them queue (a contended lock also moves its cache line
-    /// between cores at every turn). The shards live in raw memory, each on cache lines of its own:
-    /// reaching one retains nothing (a reference count shared by two cores is another line that
-    /// moves at every use).
-    private struct WidthShard {
-        var mutex = pthread_mutex_t()
-        var table: WidthTable
-    }
-    private static let shardCount = 8
-    private static let shardStride = 256
-    private nonisolated(unsafe) let shards: UnsafeMutableRawPointer
+    /// The widths in shards: every worker asks here for each word its recent widths miss, and one
+    /// lock made them queue (a `Mutex` takes the kernel's PI slow path when contended).
+    private let widths = Shards(count: 8) { WidthTable(part: 8) }
 
-    public init() {
-        precondition(MemoryLayout<WidthShard>.size <= SharedShaping.shardStride)
-        shards = .allocate(byteCount: SharedShaping.shardCount * SharedShaping.shardStride, alignment: 64)
-        for index in 0..<SharedShaping.shardCount {
-            let shard = (shards + index * SharedShaping.shardStride).bindMemory(to: WidthShard.self, capacity: 1)
-            shard.initialize(to: WidthShard(table: WidthTable(part: SharedShaping.shardCount)))
-            pthread_mutex_init(&shard.pointee.mutex, nil)
-        }
-    }
-
-    deinit {
-        for index in 0..<SharedShaping.shardCount {
-            let shard = shard(at: index)
-            pthread_mutex_destroy(&shard.pointee.mutex)
-            shard.deinitialize(count: 1)
-        }
-        shards.deallocate()
-    }
-
-    private func shard(at index: Int) -> UnsafeMutablePointer<WidthShard> {
-        (shards + index * SharedShaping.shardStride).assumingMemoryBound(to: WidthShard.self)
-    }
+    public init() {}
 
     /// High bits: the table inside a shard places entries by the low ones.
-    private func shard(_ key: WidthKey) -> UnsafeMutablePointer<WidthShard> {
-        shard(at: (key.slotHash >> 40) & (SharedShaping.shardCount - 1))
-    }
+    private static func shard(_ key: WidthKey) -> Int { key.slotHash >> 40 }
 
     func id(for parameters: ShapingParameters) -> Int {
         registry.withLock { registry in
@@ -119,17 +87,13 @@ public final class SharedShaping: Sendable {
     func parameters(_ id: Int) -> ShapingParameters { registry.withLock { $0.list[id] } }
 
     func width(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
-        let shard = shard(key)
-        pthread_mutex_lock(&shard.pointee.mutex)
-        defer { pthread_mutex_unlock(&shard.pointee.mutex) }
-        return shard.pointee.table.find(key)
+        widths.withShard(Self.shard(key)) { $0.find(key) }
     }
 
     func store(_ key: WidthKey, advance: Double, missing: Bool) {
-        let shard = shard(key)
-        pthread_mutex_lock(&shard.pointee.mutex)
-        defer { pthread_mutex_unlock(&shard.pointee.mutex) }
-        if shard.pointee.table.find(key) == nil { shard.pointee.table.insert(key, advance: advance, missing: missing) }
+        widths.withShard(Self.shard(key)) { table in
+            if table.find(key) == nil { table.insert(key, advance: advance, missing: missing) }
+        }
     }
 }
 

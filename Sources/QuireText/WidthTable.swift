@@ -196,23 +196,27 @@ private struct DirectTable<Entry: WidthEntry> {
     }
 }
 
-/// The advances of short shaped words in flat open-addressing tables: an entry (key and advance,
-/// 24 or 40 bytes) fills less than a cache line, so a lookup costs one memory access, where a
-/// dictionary of keys and shaped glyphs costs several and many times the memory. Map-only layout
-/// needs only widths, so it never keeps the glyphs.
-struct WidthTable {
-    /// Past this many words a table starts again (bounded memory on huge books).
-    static let maxEntries = 1 << 19
-    private var narrow: ProbedTable<NarrowWidth>
-    private var wide: ProbedTable<WideWidth>
+/// A table of one kind of width entry: probed (every word kept) or direct-mapped (recent words).
+private protocol EntryTable {
+    associatedtype Entry: WidthEntry
+    func find(_ hash: Int, _ holds: (Entry) -> Bool) -> (advance: Double, missing: Bool)?
+    /// Adds an entry whose key is not present (a direct-mapped table replaces its slot's).
+    mutating func put(_ entry: Entry)
+}
 
-    /// `part`: the share of the words this table holds (1/n for each of n shards).
-    init(part: Int = 1) {
-        narrow = ProbedTable(initialSize: (1 << 12) / part, maxEntries: WidthTable.maxEntries / part)
-        wide = ProbedTable(initialSize: max(16, (1 << 8) / part), maxEntries: WidthTable.maxEntries / part)
-    }
+extension ProbedTable: EntryTable {
+    mutating func put(_ entry: Entry) { insert(entry) }
+}
 
-    /// The advance stored for a short word's key, and whether a glyph was missing.
+extension DirectTable: EntryTable {
+    mutating func put(_ entry: Entry) { store(entry) }
+}
+
+/// A narrow and a wide table, reached by a word's key.
+private struct KeyedWidths<Narrow: EntryTable, Wide: EntryTable> where Narrow.Entry == NarrowWidth, Wide.Entry == WideWidth {
+    var narrow: Narrow
+    var wide: Wide
+
     func find(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
         switch key {
         case .narrow(let low, let high): return narrow.find(key.slotHash) { $0.holds(low, high) }
@@ -220,14 +224,36 @@ struct WidthTable {
         }
     }
 
-    /// Stores a short word's advance (the key must not be present already).
-    mutating func insert(_ key: WidthKey, advance: Double, missing: Bool) {
+    mutating func put(_ key: WidthKey, advance: Double, missing: Bool) {
         switch key {
-        case .narrow(let low, let high): narrow.insert(NarrowWidth(low: low, high: high, advance: advance, missing: missing))
+        case .narrow(let low, let high): narrow.put(NarrowWidth(low: low, high: high, advance: advance, missing: missing))
         case .wide(let countAndTag, let packed):
-            wide.insert(WideWidth(countAndTag: countAndTag, packed: packed, advance: advance, missing: missing))
+            wide.put(WideWidth(countAndTag: countAndTag, packed: packed, advance: advance, missing: missing))
         }
     }
+}
+
+/// The advances of short shaped words in flat open-addressing tables: an entry (key and advance,
+/// 24 or 40 bytes) fills less than a cache line, so a lookup costs one memory access, where a
+/// dictionary of keys and shaped glyphs costs several and many times the memory. Map-only layout
+/// needs only widths, so it never keeps the glyphs.
+struct WidthTable {
+    /// Past this many words a table starts again (bounded memory on huge books).
+    static let maxEntries = 1 << 19
+    private var tables: KeyedWidths<ProbedTable<NarrowWidth>, ProbedTable<WideWidth>>
+
+    /// `part`: the share of the words this table holds (1/n for each of n shards).
+    init(part: Int = 1) {
+        tables = KeyedWidths(
+            narrow: ProbedTable(initialSize: (1 << 12) / part, maxEntries: WidthTable.maxEntries / part),
+            wide: ProbedTable(initialSize: max(16, (1 << 8) / part), maxEntries: WidthTable.maxEntries / part))
+    }
+
+    /// The advance stored for a short word's key, and whether a glyph was missing.
+    func find(_ key: WidthKey) -> (advance: Double, missing: Bool)? { tables.find(key) }
+
+    /// Stores a short word's advance (the key must not be present already).
+    mutating func insert(_ key: WidthKey, advance: Double, missing: Bool) { tables.put(key, advance: advance, missing: missing) }
 }
 
 /// A worker's small cache of recent word widths in front of the book's shared `WidthTable`:
@@ -237,22 +263,11 @@ struct WidthTable {
 struct RecentWidths {
     static let narrowSlots = 1 << 13
     static let wideSlots = 1 << 11
-    private var narrow = DirectTable<NarrowWidth>(size: narrowSlots)
-    private var wide = DirectTable<WideWidth>(size: wideSlots)
+    private var tables = KeyedWidths(
+        narrow: DirectTable<NarrowWidth>(size: narrowSlots), wide: DirectTable<WideWidth>(size: wideSlots))
 
-    func find(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
-        switch key {
-        case .narrow(let low, let high): return narrow.find(key.slotHash) { $0.holds(low, high) }
-        case .wide(let countAndTag, let packed): return wide.find(key.slotHash) { $0.holds(countAndTag, packed) }
-        }
-    }
+    func find(_ key: WidthKey) -> (advance: Double, missing: Bool)? { tables.find(key) }
 
     /// Remembers a short word's advance.
-    mutating func store(_ key: WidthKey, advance: Double, missing: Bool) {
-        switch key {
-        case .narrow(let low, let high): narrow.store(NarrowWidth(low: low, high: high, advance: advance, missing: missing))
-        case .wide(let countAndTag, let packed):
-            wide.store(WideWidth(countAndTag: countAndTag, packed: packed, advance: advance, missing: missing))
-        }
-    }
+    mutating func store(_ key: WidthKey, advance: Double, missing: Bool) { tables.put(key, advance: advance, missing: missing) }
 }

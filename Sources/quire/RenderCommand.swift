@@ -140,7 +140,7 @@ enum RenderCommand {
         if !mapOnly { try DelayLoad.requireCairo() }
         if streaming { try Output.createDirectory(out + "/pages") }
         let streamProgress = Progress(total: container.publication.spine.count, enabled: showProgress && streaming, unit: "chapters")
-        let spineStep = PositionMap.spineStep(container)
+        let spineStep = container.publication.spineStep
         let targets = ChapterPositions.Targets(container.publication)
         // Each chapter's `ChapterPositions`, collected from the layout workers.
         let chapterPositions = Mutex<[Int: ChapterPositions]>([:])
