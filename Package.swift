@@ -72,8 +72,10 @@ let package = Package(
         .target(
             name: "CQuireDelayLoad", dependencies: ["CGLib", "CFreeType"], cSettings: [.unsafeFlags(delayLoadedHeaders)]),
 
-        // Errors, limits, hashing, JSON: no C dependencies.
-        .target(name: "QuireCore"),
+        // SHA-256 with the x86 SHA instructions (Swift can't reach them).
+        .target(name: "CQuireSHA"),
+        // Errors, limits, hashing, JSON.
+        .target(name: "QuireCore", dependencies: ["CQuireSHA"]),
         // libxml2 → an immutable Swift tree, parsed with safe options.
         .target(name: "QuireXML", dependencies: ["QuireCore", "CLibXML2"]),
         // Zip (libzip), OCF, OPF, nav/NCX, encryption and font de-obfuscation.

@@ -17,7 +17,10 @@ public final class EPUBContainer: Sendable {
 
     /// Opens and validates a book. Throws a `QuireError` for anything that stops the book; recoverable
     /// problems end up in `publication.warnings`.
-    public static func open(path: String, limits: Limits = .standard) throws -> EPUBContainer {
+    /// Opens the EPUB at `path`. `metadataRead` is called as soon as the package document is
+    /// parsed, before the navigation is read, so a caller can start work that needs only the
+    /// metadata (loading the language's hyphenation dictionary) while the rest is opened.
+    public static func open(path: String, limits: Limits = .standard, metadataRead: (Metadata) -> Void = { _ in }) throws -> EPUBContainer {
         try InputFile.checkReadable(path)
         switch try InputFile.sniff(path) {
         case .pdf: throw QuireError.unsupported("PDF input is not yet supported: \(path)")
@@ -26,10 +29,10 @@ public final class EPUBContainer: Sendable {
         case .other: throw QuireError.notAnEPUB("\(path) is not a zip archive")
         }
         let archive = try ZipArchive(path: path, limits: limits)
-        return try EPUBContainer(archive: archive, limits: limits)
+        return try EPUBContainer(archive: archive, limits: limits, metadataRead: metadataRead)
     }
 
-    init(archive: ZipArchive, limits: Limits) throws {
+    init(archive: ZipArchive, limits: Limits, metadataRead: (Metadata) -> Void = { _ in }) throws {
         self.archive = archive
         var warnings: [Warning] = []
         guard !archive.entries.isEmpty else { throw QuireError.notAnEPUB("\(archive.path) is an empty archive") }
@@ -88,6 +91,7 @@ public final class EPUBContainer: Sendable {
         var parser = PackageDocumentParser(tree: packageTree, packagePath: packagePath)
         let package = try parser.parse()
         warnings += parser.warnings
+        metadataRead(package.metadata)
 
         // Spine documents are required; every other missing resource is only a warning.
         let manifestByID = Dictionary(package.manifest.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

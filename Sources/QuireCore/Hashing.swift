@@ -1,5 +1,7 @@
-// Hashing.swift — streaming SHA-1, SHA-256 and MD5 in pure Swift.
-// The per-algorithm compression functions below are fully unrolled.
+// Hashing.swift — streaming SHA-1, SHA-256 and MD5.
+// The per-algorithm compression functions below are fully unrolled; SHA-256 uses the CPU's SHA
+// instructions where it has them (CQuireSHA).
+import CQuireSHA
 
 /// An incremental (streaming) message digest.
 public protocol StreamingHash {
@@ -458,8 +460,17 @@ extension SHA1 {
 }
 
 extension SHA256 {
-    @inline(__always)
+    /// Whether the CPU's SHA instructions do the compression (checked once).
+    static let usesHardware = quire_sha256_hardware() != 0
+
     static func compress(_ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int) {
+        guard usesHardware else { return compressPortable(&state, blocks, count) }
+        withUnsafeMutableBytes(of: &state) { words in
+            quire_sha256_blocks(words.baseAddress!.assumingMemoryBound(to: UInt32.self), blocks.assumingMemoryBound(to: UInt8.self), count)
+        }
+    }
+
+    static func compressPortable(_ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int) {
         var (a, b, c, d, e, f, g, h) = state
         var p = blocks
         for _ in 0..<count {

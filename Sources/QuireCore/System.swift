@@ -32,14 +32,15 @@ public final class Lock: @unchecked Sendable {
 /// own keys, and reaching one retains nothing (a reference count written by two cores is one more
 /// cache line moving between them).
 public struct Shards<Value>: ~Copyable, @unchecked Sendable {
-    private struct Slot {
-        var mutex = pthread_mutex_t()
-        var value: Value
+    @usableFromInline struct Slot {
+        @usableFromInline var mutex = pthread_mutex_t()
+        @usableFromInline var value: Value
+        init(value: Value) { self.value = value }
     }
     /// A power of two: shard `index & (count - 1)` answers for `index`.
     public let count: Int
-    private let stride = (MemoryLayout<Slot>.stride + 63) & ~63
-    private let storage: UnsafeMutableRawPointer
+    @usableFromInline let stride = (MemoryLayout<Slot>.stride + 63) & ~63
+    @usableFromInline let storage: UnsafeMutableRawPointer
 
     public init(count: Int, _ make: () -> Value) {
         precondition(count > 0 && count & (count - 1) == 0, "a power of two")
@@ -61,12 +62,13 @@ public struct Shards<Value>: ~Copyable, @unchecked Sendable {
         storage.deallocate()
     }
 
-    private func slot(_ index: Int) -> UnsafeMutablePointer<Slot> {
+    @inlinable func slot(_ index: Int) -> UnsafeMutablePointer<Slot> {
         (storage + (index & (count - 1)) * stride).assumingMemoryBound(to: Slot.self)
     }
 
-    /// Runs `body` on the value of the shard for `index`, holding its lock.
-    public func withShard<Result>(_ index: Int, _ body: (inout Value) throws -> Result) rethrows -> Result {
+    /// Runs `body` on the value of the shard for `index`, holding its lock. Inlinable, so callers
+    /// get a copy specialized to their value type (no generic metadata lookup per call).
+    @inlinable public func withShard<Result>(_ index: Int, _ body: (inout Value) throws -> Result) rethrows -> Result {
         let slot = slot(index)
         pthread_mutex_lock(&slot.pointee.mutex)
         defer { pthread_mutex_unlock(&slot.pointee.mutex) }

@@ -52,7 +52,7 @@ public final class BookLayout: @unchecked Sendable {
         self.measurer = measurer ?? ArchiveImageMeasurer(container: container)
         services = TextServices(fonts: try FontCollection(fontsDirectory: fontsDirectory))
         if settings.hyphenation, let language = container.publication.metadata.languages.first {
-            services.hyphenator.preloadInBackground(language)
+            Hyphenator.preloadInBackground(language)
         }
     }
 

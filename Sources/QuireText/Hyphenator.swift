@@ -11,12 +11,8 @@ public final class Hyphenator: @unchecked Sendable {
     public static let minimumPrefix = 2
     public static let minimumSuffix = 3
 
-    /// Guards the language ids and the dictionary table; held only for lookups and stores.
+    /// Guards the language ids.
     private let lock = Lock()
-    /// Held while a dictionary loads (milliseconds; seconds for German), which must not hold up
-    /// words of the languages already loaded.
-    private let dictionaryLock = Lock()
-    private var dictionaries: [String: UnsafeMutablePointer<HyphenDict>?] = [:]
     /// Words repeat endlessly in a book and libhyphen's lookups are slow: answers are cached once
     /// for all of a book's workers, keyed by the word's units and its language's id. Words of up
     /// to 12 units (nearly all) keep their points as bits (bit i: a break may follow unit i).
@@ -33,10 +29,6 @@ public final class Hyphenator: @unchecked Sendable {
 
     public init() {}
 
-    deinit {
-        for case let dictionary? in dictionaries.values { hnj_hyphen_free(dictionary) }
-    }
-
     /// The dictionary file for a BCP 47 tag: exact region first (en-GB → hyph_en_GB), then a default region.
     public static func dictionaryPath(for language: String) -> String? {
         let parts = language.replacing("_", with: "-").split(separator: "-").map(String.init)
@@ -49,31 +41,11 @@ public final class Hyphenator: @unchecked Sendable {
         return names.map { dictionaryDirectory + "/" + $0 }.first { FileSystem.exists($0) }
     }
 
-    private func dictionary(for language: String) -> UnsafeMutablePointer<HyphenDict>? {
-        let key = language.lowercased()
-        func loaded() -> UnsafeMutablePointer<HyphenDict>?? {
-            lock.lock()
-            defer { lock.unlock() }
-            return dictionaries[key]
-        }
-        if let known = loaded() { return known }
-        // One load at a time; words of languages already loaded go on meanwhile.
-        dictionaryLock.lock()
-        defer { dictionaryLock.unlock() }
-        if let known = loaded() { return known }
-        let dictionary = Hyphenator.dictionaryPath(for: language).flatMap { hnj_hyphen_load($0) }
-        lock.lock()
-        dictionaries.updateValue(dictionary, forKey: key)
-        lock.unlock()
-        return dictionary
-    }
-
     /// Loads `language`'s dictionary on a background thread. Loading takes about 5 ms (the
-    /// patterns are compiled), which the first worker to hyphenate would otherwise spend in the
-    /// middle of the layout; started before the workers, it runs while the book is being opened.
-    public func preloadInBackground(_ language: String) {
-        guard Hyphenator.dictionaryPath(for: language) != nil else { return }
-        startThread { [self] in _ = dictionary(for: language) }
+    /// patterns are compiled), which the first workers to hyphenate would otherwise wait for;
+    /// started as soon as the book's language is known, it runs while the book is being opened.
+    public static func preloadInBackground(_ language: String) {
+        HyphenationDictionaries.shared.preloadInBackground(language)
     }
 
     /// Hyphenation points of a word, as UTF-16 offsets where a break may go (a hyphen is added before it).
@@ -152,7 +124,7 @@ public final class Hyphenator: @unchecked Sendable {
     /// Letters and apostrophes, one byte each.
     private func asciiPoints(_ word: [UInt8], language: String) -> [Int] {
         var utf8 = word
-        guard utf8.count >= Hyphenator.minimumWordLength, utf8.count < 1000, let dictionary = dictionary(for: language) else { return [] }
+        guard utf8.count >= Hyphenator.minimumWordLength, utf8.count < 1000, let dictionary = HyphenationDictionaries.shared.dictionary(for: language) else { return [] }
         for index in utf8.indices where utf8[index] >= 0x41 && utf8[index] <= 0x5A { utf8[index] |= 0x20 }
         guard let hyphens = hyphenFlags(utf8, dictionary) else { return [] }
         var points: [Int] = []
@@ -167,7 +139,7 @@ public final class Hyphenator: @unchecked Sendable {
     private func computePoints(in word: String, language: String) -> [Int] {
         let scalars = Array(word.unicodeScalars)
         guard scalars.count >= Hyphenator.minimumWordLength, scalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "'" || $0 == "’" }),
-            let dictionary = dictionary(for: language)
+            let dictionary = HyphenationDictionaries.shared.dictionary(for: language)
         else { return [] }
         // libhyphen works on the dictionary's encoding (UTF-8 for every Debian dictionary) and wants lowercase.
         let lowercased = word.lowercased()
@@ -192,5 +164,45 @@ public final class Hyphenator: @unchecked Sendable {
             }
         }
         return points
+    }
+}
+
+/// libhyphen's dictionaries, loaded once per process and kept for its life: they are read-only
+/// files, the same for every book, so one can be loaded before any book's layout exists.
+private final class HyphenationDictionaries: @unchecked Sendable {
+    static let shared = HyphenationDictionaries()
+    /// Guards the tables; held only for lookups and stores.
+    private let lock = Lock()
+    /// Held while a dictionary loads (milliseconds; seconds for German), which must not hold up
+    /// words of the languages already loaded.
+    private let loadLock = Lock()
+    private var dictionaries: [String: UnsafeMutablePointer<HyphenDict>?] = [:]
+    private var preloading: Set<String> = []
+
+    func dictionary(for language: String) -> UnsafeMutablePointer<HyphenDict>? {
+        let key = language.lowercased()
+        func loaded() -> UnsafeMutablePointer<HyphenDict>?? {
+            lock.lock()
+            defer { lock.unlock() }
+            return dictionaries[key]
+        }
+        if let known = loaded() { return known }
+        loadLock.lock()
+        defer { loadLock.unlock() }
+        if let known = loaded() { return known }
+        let dictionary = Hyphenator.dictionaryPath(for: language).flatMap { hnj_hyphen_load($0) }
+        lock.lock()
+        dictionaries.updateValue(dictionary, forKey: key)
+        lock.unlock()
+        return dictionary
+    }
+
+    func preloadInBackground(_ language: String) {
+        guard Hyphenator.dictionaryPath(for: language) != nil else { return }
+        lock.lock()
+        let isNew = preloading.insert(language.lowercased()).inserted
+        lock.unlock()
+        guard isNew else { return }
+        startThread { [self] in _ = dictionary(for: language) }
     }
 }

@@ -115,7 +115,10 @@ enum RenderCommand {
 
         // The map's file hashes, read on another core while the book is opened (a serial stretch).
         let identity = Background { try PositionMap.BookIdentity.of(file: path) }
-        let container = try EPUBContainer.open(path: path, limits: try options.limits())
+        let container = try EPUBContainer.open(path: path, limits: try options.limits()) { metadata in
+            // The dictionary takes milliseconds to load, which the first workers would wait for.
+            if settings.hyphenation, let language = metadata.languages.first { Hyphenator.preloadInBackground(language) }
+        }
         let layout = try BookLayout(container: container, settings: settings)
         if let file = options.value("image-sizes") {
             // Sizes given up front (benchmarks: the layout a book with perfect width/height attributes gets).

@@ -89,6 +89,23 @@ final class HashingTests: XCTestCase {
         XCTAssertEqual(hexString(hasher.finalize()), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    /// The SHA-instruction path and the portable Swift code agree block for block (the known
+    /// answers above go through whichever this CPU uses).
+    func testSHA256HardwareMatchesPortable() throws {
+        try XCTSkipUnless(SHA256.usesHardware, "this CPU has no SHA instructions; the portable code is the only path")
+        var random = SplitMix64(seed: 256)
+        for blocks in [1, 2, 3, 7, 64] {
+            let bytes = (0..<blocks * 64).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            var hardware = SHA256.initialState
+            var portable = SHA256.initialState
+            bytes.withUnsafeBytes { buffer in
+                SHA256.compress(&hardware, buffer.baseAddress!, blocks)
+                SHA256.compressPortable(&portable, buffer.baseAddress!, blocks)
+            }
+            XCTAssertTrue(withUnsafeBytes(of: hardware) { h in withUnsafeBytes(of: portable) { p in h.elementsEqual(p) } }, "\(blocks) blocks")
+        }
+    }
+
     func testHexString() {
         XCTAssertEqual(hexString([UInt8]()), "")
         XCTAssertEqual(hexString([0x00, 0x0F, 0xA5, 0xFF] as [UInt8]), "000fa5ff")
