@@ -49,7 +49,7 @@ public enum Href {
         guard !isExternal(bytes) else { return nil }
         var fragment: String?
         if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) {
-            fragment = String(decoding: percentDecode(bytes[(hash + 1)...]), as: UTF8.self)
+            fragment = String(decoding: PercentEncoding.decode(bytes[(hash + 1)...]), as: UTF8.self)
             bytes = bytes[..<hash]
         }
         if let query = bytes.firstIndex(of: UInt8(ascii: "?")) { bytes = bytes[..<query] }
@@ -65,7 +65,7 @@ public enum Href {
                 joined.removeAll()
             }
         }
-        joined.append(contentsOf: percentDecode(bytes))
+        joined.append(contentsOf: PercentEncoding.decode(bytes))
         guard let normalised = normalise(joined) else { return nil }
         return ResourceRef(path: normalised, fragment: fragment)
     }
@@ -99,40 +99,5 @@ public enum Href {
             result.append(contentsOf: segment)
         }
         return String(validating: result, as: UTF8.self) ?? String(decoding: result, as: UTF8.self)
-    }
-
-    /// Decodes %XX sequences as UTF-8. A malformed sequence, or one that decodes to invalid UTF-8,
-    /// is kept literally (some archives have a real `%` in a file name).
-    public static func percentDecode(_ text: String) -> String {
-        guard text.contains("%") else { return text }
-        return String(decoding: percentDecode(Array(text.utf8)[...]), as: UTF8.self)
-    }
-
-    static func percentDecode(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                result.append(high << 4 | low)
-                index += 3
-            } else {
-                result.append(bytes[index])
-                index += 1
-            }
-        }
-        return String(validating: result, as: UTF8.self) != nil ? result : Array(bytes)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

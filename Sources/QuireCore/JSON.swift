@@ -170,9 +170,16 @@ public enum JSON: Sendable, Equatable {
         var value = value
         value.withUTF8 { bytes in
             var runStart = 0
-            for index in 0..<bytes.count {
+            var index = 0
+            while index < bytes.count {
                 let byte = bytes[index]
-                var escape: String?
+                // Nearly every byte is plain: copied in runs, looked at once.
+                if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2 {
+                    index += 1
+                    continue
+                }
+                var escape: String? = nil
+                var skip = 1
                 switch byte {
                 case UInt8(ascii: "\""): escape = "\\\""
                 case UInt8(ascii: "\\"): escape = "\\\\"
@@ -184,16 +191,16 @@ public enum JSON: Sendable, Equatable {
                     escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
                     // U+2028/U+2029 are valid JSON but break JavaScript consumers.
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                    out.append(contentsOf: (bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
-                    runStart = index + 3
-                    continue
+                    escape = bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                    skip = 3
                 default: break
                 }
-                guard let escape, index >= runStart else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                out.append(contentsOf: escape.utf8)
-                runStart = index + 1
+                if let escape {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    out.append(contentsOf: escape.utf8)
+                    runStart = index + skip
+                }
+                index += skip
             }
             if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         }

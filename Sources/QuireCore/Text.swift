@@ -161,3 +161,41 @@ extension String {
 extension Unicode.Scalar {
     public var isXMLWhitespace: Bool { self == " " || self == "\t" || self == "\n" || self == "\r" }
 }
+
+/// Percent-encoding in hrefs (`%20`) and IRIs.
+public enum PercentEncoding {
+    /// Decodes %XX sequences as UTF-8. A malformed sequence, or one that decodes to invalid UTF-8,
+    /// is kept literally (some archives have a real `%` in a file name).
+    public static func decode(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        return String(decoding: decode(Array(text.utf8)[...]), as: UTF8.self)
+    }
+
+    public static func decode(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                result.append(high << 4 | low)
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(validating: result, as: UTF8.self) != nil ? result : Array(bytes)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -26,7 +26,7 @@ public enum Locate {
             fragment = partial.hasPrefix("epubcfi(") ? partial : "epubcfi(\(partial))"
         }
         if let fragment, !fragment.isEmpty {
-            let found = try book().position(spineIndex: chapter.spineIndex, id: Href.percentDecode(fragment))
+            let found = try book().position(spineIndex: chapter.spineIndex, id: PercentEncoding.decode(fragment))
             return (try map.page(of: found), found)
         }
         if let progression = JSONReader.double(locations["progression"]) {

@@ -81,9 +81,9 @@ public final class MapIndex: @unchecked Sendable {
     public func chapter(href: String) -> Chapter? {
         var clean = href
         if let hash = clean.firstIndex(of: "#") { clean = String(clean[..<hash]) }
-        clean = Href.percentDecode(clean)
+        clean = PercentEncoding.decode(clean)
         while clean.hasPrefix("/") { clean.removeFirst() }
-        return chapters.first { $0.href == clean || $0.path == clean || Href.percentDecode($0.href) == clean }
+        return chapters.first { $0.href == clean || $0.path == clean || PercentEncoding.decode($0.href) == clean }
             ?? chapters.first { ($0.path ?? "").hasSuffix("/" + clean) }
     }
 

@@ -311,12 +311,14 @@ final class Cascade {
     }
 
     func intern(_ full: FullStyle) -> Int32 {
-        if let index = fullIndex[full] { return index }
-        let index = Int32(fullStyles.count)
-        fullStyles.append(full)
-        fullIndex[full] = index
+        // One lookup (and one hash of the record) whether the style is new or known.
+        let next = Int32(fullStyles.count)
+        let index = Self.read(&fullIndex[full, default: next])
+        if index == next { fullStyles.append(full) }
         return index
     }
+
+    private static func read(_ value: inout Int32) -> Int32 { value }
 
     /// Computes one element (or pseudo-element) from its cascaded values and its parent.
     func compute(

@@ -212,9 +212,8 @@ public final class StyleEngine: Sendable {
         warnings: inout [Warning]
     ) -> [([UInt8], String)] {
         var result: [([UInt8], String)] = []
-        var styleCount = 0
         for index in 0..<Int32(document.nodeCount) {
-            guard let element = document.element(NodeID(index)) else { continue }
+            guard let element = document.element(NodeID(index)), Self.mayBeLinkOrStyle(element.localName) else { continue }
             let name = element.localName.lowercased()
             guard element.namespace == Namespace.xhtml || element.namespace.isEmpty else {
                 // SVG <style> also styles, but only SVG content; skip.
@@ -234,12 +233,18 @@ public final class StyleEngine: Sendable {
             } else if name == "style" {
                 if let type = element.attribute("type")?.lowercased(), !type.isEmpty, type != "text/css" { continue }
                 if let media = element.attribute("media"), !MediaQueries.matches(text: media, environment) { continue }
-                styleCount += 1
                 // The path keeps relative URLs resolving against the document.
                 result.append((Array(element.textContent.utf8), documentPath))
             }
         }
-        _ = styleCount
         return result
+    }
+
+    /// Whether a tag name could be `link` or `style` in any case: every element of a chapter is
+    /// looked at, and lowercasing each name showed in the profile.
+    private static func mayBeLinkOrStyle(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count == 4 || utf8.count == 5, let first = utf8.first else { return false }
+        return first | 0x20 == UInt8(ascii: "l") || first | 0x20 == UInt8(ascii: "s")
     }
 }

@@ -365,7 +365,7 @@ enum OpenAt {
         guard let locator = (try? JSONReader.parse(target)) as? [String: Any],
             let href = locator["href"] as? String
         else { throw QuireError.usage("--open-at takes a page number, last, or a locator JSON object with an href") }
-        let path = Href.percentDecode(String(href.split(separator: "#").first ?? ""))
+        let path = PercentEncoding.decode(String(href.split(separator: "#").first ?? ""))
         guard let index = spine.firstIndex(where: { item in
             let manifest = layout.container.publication.item(for: item)
             return manifest?.path == path || manifest?.href == path
