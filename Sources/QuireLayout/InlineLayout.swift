@@ -389,9 +389,10 @@ final class InlineLayout {
 
     /// For greedy breaking: the fragments of the word at `itemIndex` that overflows its line, as
     /// break items (boxes with flagged hyphen penalties between them), or nil when it has no
-    /// dictionary points. The new segments are appended; `itemSegment` is updated to match.
+    /// dictionary points or its first fragment and hyphen do not fit `room` (nil: no limit). The
+    /// new segments are appended; `itemSegment` is updated to match.
     func splitOverflowing(
-        _ itemIndex: Int, segments: inout [Segment], itemSegment: inout [Int], paragraph: Paragraph
+        _ itemIndex: Int, room: Double?, segments: inout [Segment], itemSegment: inout [Int], paragraph: Paragraph
     ) -> [BreakItem]? {
         let index = itemSegment[itemIndex]
         guard index >= 0 else { return nil }
@@ -400,10 +401,23 @@ final class InlineLayout {
         let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
         let languageID = hyphenationLanguageID(style: segment.style, paragraphLanguage: paragraphLanguage)
         guard languageID >= 0, let language = paragraphLanguage else { return nil }
+        if let room {
+            // Every first fragment holds the word's leading punctuation and its first letters: when
+            // even those and a hyphen overflow, nothing can break inside the word on this line and
+            // the dictionary is not asked (a third of the lines of a novel).
+            let leading = paragraph.text[segment.start..<segment.end].prefix { !Self.isLetterUnit($0) }.count
+            var shortest = segment
+            shortest.end = min(segment.end, segment.start + leading + Hyphenator.minimumPrefix)
+            shortest.width = 0
+            var pieces = [shortest]
+            measure(&pieces, paragraph)
+            if pieces[0].width + hyphenWidth(segment.style, face: face(segment.face)) > room { return nil }
+        }
         let points = dictionaryPoints(segment, paragraph, language: language)
         guard !points.isEmpty else { return nil }
         var parts = fragments(of: segment, at: points)
         measure(&parts, paragraph)
+        if let room, parts[0].width + hyphenWidth(parts[0].style, face: face(parts[0].face)) > room { return nil }
         var items: [BreakItem] = []
         var owners: [Int] = []
         for (number, part) in parts.enumerated() {
@@ -813,8 +827,8 @@ final class InlineLayout {
         if justify {
             breaks = LineBreaker.breakLines(items, lineWidth: lineWidth)
         } else if hyphenate {
-            breaks = LineBreaker.greedy(&items, lineWidth: lineWidth) { index in
-                self.splitOverflowing(index, segments: &segments, itemSegment: &itemSegment, paragraph: paragraph)
+            breaks = LineBreaker.greedy(&items, lineWidth: lineWidth) { index, room in
+                self.splitOverflowing(index, room: room, segments: &segments, itemSegment: &itemSegment, paragraph: paragraph)
             }
         } else {
             breaks = LineBreaker.greedy(items, lineWidth: lineWidth)

@@ -226,8 +226,10 @@ public enum LineBreaker {
     /// the first fragment. Greedy lines only ever break inside the word that overflows, so the
     /// other words need no hyphenation: a dictionary lookup per line instead of per word, and
     /// whole words keep their own widths (the widths they are drawn with) instead of the sum of
-    /// their fragments'.
-    public static func greedy(_ items: inout [BreakItem], lineWidth: (Int) -> Double, split: ((Int) -> [BreakItem]?)?) -> LineBreaks {
+    /// their fragments'. `split` is told the room left on the line, or nil when the line has no
+    /// break yet (any fragment is better than none); it splits only when a first fragment and its
+    /// hyphen fit that room, so a word that moves to the next line moves whole.
+    public static func greedy(_ items: inout [BreakItem], lineWidth: (Int) -> Double, split: ((_ index: Int, _ room: Double?) -> [BreakItem]?)?) -> LineBreaks {
         var breaks: [Int] = []
         var ratios: [Double] = []
         var lineStart = 0
@@ -246,7 +248,7 @@ public enum LineBreaker {
                 let item = items[index]
                 switch item {
                 case .box(let w):
-                    if width + w > target, let split, let fragments = split(index) {
+                    if width + w > target, let split, let fragments = split(index, lastBreak == nil ? nil : target - width) {
                         items.replaceSubrange(index...index, with: fragments)
                         continue
                     }

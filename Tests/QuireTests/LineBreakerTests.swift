@@ -127,6 +127,37 @@ final class LineBreakerTests: XCTestCase {
         XCTAssertGreaterThan(better, 5, "total fit improves on first fit for a fair share of paragraphs")
     }
 
+    /// Greedy lines hyphenate the word that overflows only when its first fragment and hyphen fit
+    /// the room left: otherwise the word moves to the next line whole (with its own width), and a
+    /// word that starts a line may be split however little room there is.
+    func testGreedySplitsOnlyWhenAFragmentFits() {
+        let word: [BreakItem] = [.box(width: 60), .penalty(width: 8, penalty: 50, flagged: true), .box(width: 90)]
+        func layout(_ width: Double) -> (breaks: [Int], rooms: [Double?], items: [BreakItem]) {
+            var items: [BreakItem] = [.box(width: 100), .glue(width: 10, stretch: 5, shrink: 3), .box(width: 150), .glue(width: 0, stretch: 1e6, shrink: 0), BreakItem.forcedBreak]
+            var rooms: [Double?] = []
+            let breaks = LineBreaker.greedy(&items, lineWidth: { _ in width }) { index, room in
+                rooms.append(room)
+                guard index == 2 else { return nil }  // the 150-wide word (the breaker holds `items`)
+                if let room, room < 60 + 8 { return nil }
+                return word
+            }
+            return (breaks.breaks, rooms, items)
+        }
+        // Room 110 after "100 + space": the first fragment and its hyphen (68) fit; the line ends at the hyphen.
+        let roomy = layout(220)
+        XCTAssertEqual(roomy.rooms.first ?? nil, 110)
+        XCTAssertEqual(roomy.breaks.first, 3)
+        XCTAssertEqual(roomy.items.count, 7)
+        // Room 50: nothing fits, the word is not split and goes on whole.
+        let tight = layout(160)
+        XCTAssertEqual(tight.rooms, [50])
+        XCTAssertEqual(tight.breaks.first, 1)
+        XCTAssertEqual(tight.items[2], .box(width: 150))
+        // A line that starts with an overflowing word has no break yet: the split is not limited.
+        let narrow = layout(80)
+        XCTAssertTrue(narrow.rooms.contains { $0 == nil })
+    }
+
     func testConsecutiveHyphenLimit() {
         // Every break is a hyphenation point: boxes separated by flagged penalties only.
         var items: [BreakItem] = []
