@@ -42,6 +42,8 @@ let package = Package(
     targets: [
         // System C libraries (module map + pkg-config, with a `link` line in each module map as backup).
         .systemLibrary(name: "CZip", path: "Sources/CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        // Inflates zip entries outside the archive's lock, about twice as fast as libzip's zlib path.
+        .systemLibrary(name: "CDeflate", path: "Sources/CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
             name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(
@@ -79,7 +81,7 @@ let package = Package(
         // libxml2 → an immutable Swift tree, parsed with safe options.
         .target(name: "QuireXML", dependencies: ["QuireCore", "CLibXML2"]),
         // Zip (libzip), OCF, OPF, nav/NCX, encryption and font de-obfuscation.
-        .target(name: "QuireContainer", dependencies: ["QuireCore", "QuireXML", "CZip"]),
+        .target(name: "QuireContainer", dependencies: ["QuireCore", "QuireXML", "CZip", "CDeflate"]),
         // XHTML content documents: the tree with text offsets (the position model's coordinates).
         .target(name: "QuireDocument", dependencies: ["QuireCore", "QuireXML"]),
         // CSS: the computed-style record layout reads, the user-agent sheet, cascade and selectors.

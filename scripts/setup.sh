@@ -5,7 +5,7 @@ set -euo pipefail
 
 # C libraries the package links (headers + pkg-config files).
 BUILD_PACKAGES=(
-  pkg-config libzip-dev libxml2-dev libfreetype-dev libharfbuzz-dev libicu-dev libfontconfig-dev
+  pkg-config libzip-dev libdeflate-dev libxml2-dev libfreetype-dev libharfbuzz-dev libicu-dev libfontconfig-dev
   libfribidi-dev libglib2.0-dev libcairo2-dev libpoppler-glib-dev libjpeg62-turbo-dev libpng-dev librsvg2-dev
   libwebp-dev libhyphen-dev libchafa-dev
 )

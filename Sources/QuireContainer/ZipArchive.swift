@@ -1,3 +1,4 @@
+import CDeflate
 import CZip
 import Glibc
 import QuireCore
@@ -11,6 +12,8 @@ public struct ZipEntry: Sendable, Hashable {
     /// 0 stored, 8 deflated, others as in the ZIP specification.
     public var compressionMethod: Int32
     public var isEncrypted: Bool
+    /// The CRC-32 of the uncompressed data, from the central directory.
+    public var crc32: UInt32 = 0
     public var isDirectory: Bool { name.hasSuffix("/") }
 }
 
@@ -66,6 +69,7 @@ public final class ZipArchive: @unchecked Sendable {
             throw QuireError.drmProtected("archive entry \(entry.name) is encrypted")
         }
         let size = min(Int(entry.uncompressedSize), maxBytes ?? Int.max)
+        if size == entry.uncompressedSize, let bytes = try inflated(entry) { return bytes }
         lock.lock()
         defer { lock.unlock() }
         guard let file = zip_fopen_index(handle, zip_uint64_t(entry.index), 0) else {
@@ -86,6 +90,42 @@ public final class ZipArchive: @unchecked Sendable {
         }
         guard filled == size else {
             throw QuireError.corruptArchive("entry \(entry.name) is shorter than its declared size")
+        }
+        return bytes
+    }
+
+    /// A whole deflated entry: its compressed bytes read under the lock, inflated outside it by
+    /// libdeflate, and checked against its size and CRC (libzip's own path, reading to the declared
+    /// size, returned damaged data as it came). Nil sends the read down libzip's path: stored
+    /// entries, or compressed bytes that cannot be read (libzip reports why).
+    private func inflated(_ entry: ZipEntry) throws -> [UInt8]? {
+        let size = Int(entry.uncompressedSize)
+        // Deflate adds at most 5 bytes per 16 KB block to incompressible data: a larger compressed
+        // size is a damaged or lying header, not read here.
+        guard entry.compressionMethod == ZIP_CM_DEFLATE, entry.compressedSize >= 0,
+            entry.compressedSize <= entry.uncompressedSize + entry.uncompressedSize / 1000 + 1024
+        else { return nil }
+        var compressed = [UInt8](repeating: 0, count: Int(entry.compressedSize))
+        let read: Bool = lock.withLock {
+            guard let file = zip_fopen_index(handle, zip_uint64_t(entry.index), zip_flags_t(ZIP_FL_COMPRESSED)) else { return false }
+            defer { zip_fclose(file) }
+            let count = compressed.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress, zip_uint64_t($0.count)) }
+            return count == entry.compressedSize
+        }
+        guard read, let decompressor = libdeflate_alloc_decompressor() else { return nil }
+        defer { libdeflate_free_decompressor(decompressor) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var produced = 0
+        let result = compressed.withUnsafeBytes { input in
+            bytes.withUnsafeMutableBytes { output in
+                libdeflate_deflate_decompress(decompressor, input.baseAddress, input.count, output.baseAddress, output.count, &produced)
+            }
+        }
+        guard result == LIBDEFLATE_SUCCESS, produced == size else {
+            throw QuireError.corruptArchive("entry \(entry.name) is damaged (its data does not inflate to its declared \(size) bytes)")
+        }
+        guard bytes.withUnsafeBytes({ UInt32(libdeflate_crc32(0, $0.baseAddress, $0.count)) }) == entry.crc32 else {
+            throw QuireError.corruptArchive("entry \(entry.name) fails its CRC check (damaged data)")
         }
         return bytes
     }
@@ -122,7 +162,7 @@ public final class ZipArchive: @unchecked Sendable {
                 index: Int(index), name: name,
                 compressedSize: Int64(info.comp_size), uncompressedSize: Int64(info.size),
                 compressionMethod: Int32(info.comp_method),
-                isEncrypted: info.encryption_method != 0)
+                isEncrypted: info.encryption_method != 0, crc32: info.crc)
             try checkSize(entry, limits: limits)
             total += entry.uncompressedSize
             guard total <= limits.maxTotalUncompressedSize else {

@@ -152,6 +152,29 @@ final class HostileInputTests: XCTestCase {
 
     /// The zip-bomb refusal comes from the central directory, before any byte is inflated,
     /// and raising the limits lets the same book through.
+    /// A chapter whose deflated data is damaged is not laid out from wrong bytes: the book renders
+    /// without it, and the map's warnings say which entry is damaged.
+    func testDamagedChapterIsReportedNotRead() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("damaged.epub")
+        var book = TestBook()
+        book.chapter = book.chapter.replacingOccurrences(of: "<p>Hello.</p>", with: "<p>" + String(repeating: "Hello, world. ", count: 20) + "</p>")
+        try book.write(to: url)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let name = Array("OEBPS/chapter1.xhtml".utf8)
+        let at = (0...(bytes.count - name.count)).first { Array(bytes[$0..<($0 + name.count)]) == name }!
+        let extraLength = Int(bytes[at - 30 + 28]) | Int(bytes[at - 30 + 29]) << 8
+        bytes[at + name.count + extraLength + 10] ^= 0x55
+        try Data(bytes).write(to: url)
+        let out = directory.appendingPathComponent("out")
+        let result = try TestSupport.quire("render", url.path, "--out", out.path, "--map-only", "--quiet")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let map = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("positions.json"))) as? [String: Any])
+        let warnings = (map["warnings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        XCTAssertTrue(warnings.contains { $0.contains("OEBPS/chapter1.xhtml is damaged") }, "\(warnings)")
+    }
+
     func testLimitsCanBeRaised() throws {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

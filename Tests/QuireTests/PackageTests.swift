@@ -13,6 +13,42 @@ final class PackageTests: XCTestCase {
 
     /// An EPUB 2 book: NCX navigation, `opf:role`, `opf:event`, guide as landmarks, non-linear items,
     /// a manifest fallback chain and a missing optional resource (a warning, not an error).
+    /// Deflated entries are inflated by libdeflate outside the archive's lock; stored entries and
+    /// partial reads go through libzip. Every path returns the same bytes as Info-ZIP's unzip, and
+    /// damaged data is an error, never different bytes.
+    func testZipEntriesReadAlikeOnEveryPath() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var state: UInt64 = 42
+        let noise = (0..<200_000).map { _ -> UInt8 in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        let text = Array(String(repeating: "Call me Ishmael. ", count: 5000).utf8)
+        let url = directory.appendingPathComponent("entries.zip")
+        try ZipWriter.write(
+            [.init(name: "text", data: text), .init(name: "noise", data: noise), .init(name: "empty", data: []), .init(name: "stored", data: text, store: true)],
+            to: url)
+        let archive = try ZipArchive(path: url.path)
+        for (name, expected) in [("text", text), ("noise", noise), ("empty", []), ("stored", text)] {
+            XCTAssertEqual(try archive.read(name), expected, name)
+            XCTAssertEqual(try TestSupport.unzipEntry(url, name).map { [UInt8]($0) }, expected, name)
+        }
+        XCTAssertEqual(try archive.read(archive.entry(named: "text")!, maxBytes: 10), Array(text.prefix(10)))
+
+        // A byte changed inside the deflated text (the first entry: its data follows its local header).
+        var damaged = [UInt8](try Data(contentsOf: url))
+        let extraLength = Int(damaged[28]) | Int(damaged[29]) << 8
+        damaged[30 + 4 + extraLength + 40] ^= 0x55
+        let damagedURL = directory.appendingPathComponent("damaged.zip")
+        try Data(damaged).write(to: damagedURL)
+        let reopened = try ZipArchive(path: damagedURL.path)
+        XCTAssertThrowsError(try reopened.read("text")) { error in
+            guard case QuireError.corruptArchive = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(try reopened.read("noise"), noise)
+    }
+
     func testEPUB2Package() throws {
         var book = TestBook()
         book.package = """
