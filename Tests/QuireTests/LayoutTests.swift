@@ -34,6 +34,38 @@ final class LayoutTests: XCTestCase {
 
     /// Pages partition each chapter's text: the first starts at 0, each ends where the next begins,
     /// the last ends at the chapter's length, and every line lies inside its page.
+    /// A new word with punctuation around it is measured from its parts and the characters either
+    /// side of each seam; the width must be the one HarfBuzz gives the whole word, to the bit.
+    func testComposedWordWidthsEqualShapedWidths() throws {
+        let fonts = try FontCollection()
+        let text = """
+            “Call me Ishmael.” Some years ago—never mind how long precisely—having little or no money in my purse, \
+            and nothing particular to interest me on shore, I thought I would sail about a little… “off?” (whale-ship); \
+            ‘don’t’ [sic] ¡Hola! ¿Qué? «Oui» Plat\u{2060}—” word, words; Affluent— “We’ll “AVAST!” T., “—Yes.” 1851; (p. 42). V.
+            """
+        let faces = [
+            fonts.bundledFace(generic: "serif", bold: false, italic: false), fonts.bundledFace(generic: "serif", bold: false, italic: true),
+            fonts.bundledFace(generic: "serif", bold: true, italic: false), fonts.bundledFace(generic: "sans-serif", bold: false, italic: false),
+            fonts.bundledFace(generic: "monospace", bold: false, italic: false),
+        ]
+        var composedWords = 0
+        for face in faces {
+            let composing = Shaper(keepsGlyphs: false)
+            let whole = Shaper(keepsGlyphs: false)
+            let id = composing.parameterID(ShapingParameters(face: face, size: 16))
+            let wholeID = whole.parameterID(ShapingParameters(face: face, size: 16))
+            for token in text.split(separator: " ") {
+                let units = Array(token.utf16)[...]
+                let measured = composing.measure(units, parameterID: id)
+                XCTAssertEqual(measured.advance, whole.shape(units, parameterID: wholeID).advance, "\(token) in \(face.familyName)")
+                if units.count <= 12, let first = units.first, let last = units.last, Shaper.isPunctuation(first) || Shaper.isPunctuation(last) {
+                    composedWords += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(composedWords, 60)
+    }
+
     func testPagesPartitionTheText() throws {
         let (_, result) = try Self.layout(Self.sampleBook().path)
         XCTAssertGreaterThan(result.pageCount, 10)
