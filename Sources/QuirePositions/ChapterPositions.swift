@@ -87,8 +87,10 @@ public struct ChapterPositions: Sendable {
         }
         if targets.readsPagebreaks, let body = document.body {
             for element in body.descendants() {
-                let types = (element.attribute("type", namespace: Namespace.ops) ?? "").whitespaceTokens()
-                guard types.contains("pagebreak") || element.attribute("role") == "doc-pagebreak" else { continue }
+                // Most elements carry no epub:type, or one without "pagebreak": tokenize only those that do.
+                let type = element.attribute("type", namespace: Namespace.ops) ?? ""
+                guard (type.contains("pagebreak") && type.whitespaceTokens().contains("pagebreak")) || element.attribute("role") == "doc-pagebreak"
+                else { continue }
                 let label = element.attribute("title") ?? element.attribute("aria-label") ?? element.textContent.collapsingWhitespace()
                 guard !label.isEmpty else { continue }
                 pagebreaks.append((label, document.textOffset(atElement: element.id)))
