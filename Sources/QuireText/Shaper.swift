@@ -174,19 +174,17 @@ public final class Shaper {
     /// with punctuation around it is composed from the widths of its parts (see `composed`).
     public func measure(_ text: ArraySlice<UInt16>, parameterID: Int) -> (advance: Double, hasMissingGlyphs: Bool) {
         if text.isEmpty { return (0, false) }
-        let key = TextKey(text, tag: parameterID)
-        guard key.isInline else {
+        guard let widthKey = WidthKey(units: text, tag: parameterID) else {
             let shaped = shape(text, parameterID: parameterID)
             return (shaped.advance, shaped.hasMissingGlyphs)
         }
-        let measured = width(text, key: key, parameterID: parameterID, composing: true)
+        let measured = width(text, key: widthKey, parameterID: parameterID, composing: true)
         return (measured.advance, measured.missing)
     }
 
     /// A short text's width from the tables, or measured and stored: composed from its parts when
     /// `composing` allows and it has punctuation around it, else shaped.
-    private func width(_ text: ArraySlice<UInt16>, key: TextKey, parameterID: Int, composing: Bool) -> (advance: Double, missing: Bool) {
-        let widthKey = WidthKey(key)
+    private func width(_ text: ArraySlice<UInt16>, key widthKey: WidthKey, parameterID: Int, composing: Bool) -> (advance: Double, missing: Bool) {
         if let known = recent.find(widthKey) {
             hits += 1
             return known
@@ -206,7 +204,7 @@ public final class Shaper {
                 measured = parts
             } else if keepsGlyphs {
                 // Painting shapes the same words again: keep their glyphs.
-                let shaped = cachedShape(text, key: key, parameterID: parameterID).shaped
+                let shaped = cachedShape(text, key: TextKey(text, tag: parameterID), parameterID: parameterID).shaped
                 measured = (shaped.advance, shaped.hasMissingGlyphs)
             } else {
                 measured = measureUncached(text, id: parameterID)
@@ -268,8 +266,7 @@ public final class Shaper {
 
     /// A short text's advance in whole font units (nil when a glyph is missing or the text is long).
     private func units(_ text: ArraySlice<UInt16>, id: Int, scale: Double) -> Double? {
-        let key = TextKey(text, tag: id)
-        guard key.isInline else { return nil }
+        guard let key = WidthKey(units: text, tag: id) else { return nil }
         let measured = width(text, key: key, parameterID: id, composing: false)
         return measured.missing ? nil : (measured.advance / scale).rounded()
     }
