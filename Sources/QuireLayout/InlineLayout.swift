@@ -434,27 +434,33 @@ final class InlineLayout {
     }
 
     func measure(_ segments: inout [Segment], _ paragraph: Paragraph) {
-        for index in segments.indices {
-            let segment = segments[index]
-            if segment.width > 0 { continue }  // measured before hyphenation split other words
-            switch segment.kind {
-            case .text:
-                let text = paragraph.text[segment.start..<segment.end]
-                let letterSpacing = styles[segment.style].letterSpacing
-                let measured = shaper.measure(text, parameterID: Int(segment.parameter))
-                var width = measured.advance
-                if measured.hasMissingGlyphs || letterSpacing != 0 {
-                    let shaped = shaper.shape(text, parameterID: Int(segment.parameter))
-                    if measured.hasMissingGlyphs { recordMissingGlyphs(paragraph, segment, shaped) }
-                    width += letterSpacing * scale * Double(clusterCount(shaped))
+        // The paragraph's text is borrowed once for all its words (not retained word by word).
+        paragraph.text.withUnsafeBufferPointer { text in
+            for index in segments.indices {
+                let segment = segments[index]
+                if segment.width > 0 { continue }  // measured before hyphenation split other words
+                switch segment.kind {
+                case .text:
+                    let letterSpacing = styles[segment.style].letterSpacing
+                    let measured =
+                        segment.end - segment.start <= TextKey.inlineUnits
+                        ? shaper.measure(short: UnsafeBufferPointer(rebasing: text[segment.start..<segment.end]), parameterID: Int(segment.parameter))
+                        : shaper.measure(paragraph.text[segment.start..<segment.end], parameterID: Int(segment.parameter))
+                    var width = measured.advance
+                    if measured.hasMissingGlyphs || letterSpacing != 0 {
+                        let shaped = shaper.shape(paragraph.text[segment.start..<segment.end], parameterID: Int(segment.parameter))
+                        if measured.hasMissingGlyphs { recordMissingGlyphs(paragraph, segment, shaped) }
+                        width += letterSpacing * scale * Double(clusterCount(shaped))
+                    }
+                    segments[index].width = width
+                case .space:
+                    segments[index].width =
+                        (spaceWidth(segment.style, face: face(segment.face)) + styles[segment.style].wordSpacing * scale) * Double(segment.end - segment.start)
+                case .atom:
+                    segments[index].width = atomSize(paragraph.atoms[segment.start]!).width
+                case .forcedBreak:
+                    segments[index].width = 0
                 }
-                segments[index].width = width
-            case .space:
-                segments[index].width = (spaceWidth(segment.style, face: face(segment.face)) + styles[segment.style].wordSpacing * scale) * Double(segment.end - segment.start)
-            case .atom:
-                segments[index].width = atomSize(paragraph.atoms[segment.start]!).width
-            case .forcedBreak:
-                segments[index].width = 0
             }
         }
     }

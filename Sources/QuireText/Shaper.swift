@@ -174,17 +174,24 @@ public final class Shaper {
     /// with punctuation around it is composed from the widths of its parts (see `composed`).
     public func measure(_ text: ArraySlice<UInt16>, parameterID: Int) -> (advance: Double, hasMissingGlyphs: Bool) {
         if text.isEmpty { return (0, false) }
-        guard let widthKey = WidthKey(units: text, tag: parameterID) else {
+        guard text.count <= TextKey.inlineUnits else {
             let shaped = shape(text, parameterID: parameterID)
             return (shaped.advance, shaped.hasMissingGlyphs)
         }
+        return text.withUnsafeBufferPointer { measure(short: $0, parameterID: parameterID) }
+    }
+
+    /// `measure` of a text of at most `TextKey.inlineUnits` units, borrowed (the hot path: no
+    /// reference to the paragraph's text is taken for each word).
+    public func measure(short text: UnsafeBufferPointer<UInt16>, parameterID: Int) -> (advance: Double, hasMissingGlyphs: Bool) {
+        guard let widthKey = WidthKey(units: text, tag: parameterID) else { return measure(text[...].copied, parameterID: parameterID) }
         let measured = width(text, key: widthKey, parameterID: parameterID, composing: true)
         return (measured.advance, measured.missing)
     }
 
     /// A short text's width from the tables, or measured and stored: composed from its parts when
     /// `composing` allows and it has punctuation around it, else shaped.
-    private func width(_ text: ArraySlice<UInt16>, key widthKey: WidthKey, parameterID: Int, composing: Bool) -> (advance: Double, missing: Bool) {
+    private func width(_ text: UnsafeBufferPointer<UInt16>, key widthKey: WidthKey, parameterID: Int, composing: Bool) -> (advance: Double, missing: Bool) {
         if let known = recent.find(widthKey) {
             hits += 1
             return known
@@ -204,7 +211,8 @@ public final class Shaper {
                 measured = parts
             } else if keepsGlyphs {
                 // Painting shapes the same words again: keep their glyphs.
-                let shaped = cachedShape(text, key: TextKey(text, tag: parameterID), parameterID: parameterID).shaped
+                let owned = text[...].copied
+                let shaped = cachedShape(owned, key: TextKey(owned, tag: parameterID), parameterID: parameterID).shaped
                 measured = (shaped.advance, shaped.hasMissingGlyphs)
             } else {
                 measured = measureUncached(text, id: parameterID)
@@ -226,7 +234,7 @@ public final class Shaper {
     /// sum is exact: over the 62,000 distinct tokens of Moby-Dick and War and Peace, in the 33 faces
     /// of the bundled fonts, Noto and the corpus's embedded fonts, every composed width equals the
     /// shaped one. Only horizontal left-to-right text of Latin letters and punctuation is composed.
-    private func composed(_ text: ArraySlice<UInt16>, id: Int) -> (advance: Double, missing: Bool)? {
+    private func composed(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> (advance: Double, missing: Bool)? {
         guard text.allSatisfy({ $0 < 0x300 || (0x2010...0x206F).contains($0) }) else { return nil }
         var lead = text.startIndex
         while lead < text.endIndex && Self.isPunctuation(text[lead]) { lead += 1 }
@@ -237,7 +245,7 @@ public final class Shaper {
         guard !settings.rightToLeft else { return nil }
         var total = 0.0
         for part in [text.startIndex..<lead, lead..<trail, trail..<text.endIndex] where !part.isEmpty {
-            guard let units = units(text[part], id: id, scale: settings.scale) else { return nil }
+            guard let units = units(UnsafeBufferPointer(rebasing: text[part]), id: id, scale: settings.scale) else { return nil }
             total += units
         }
         for seam in [lead, trail] where seam > text.startIndex && seam < text.endIndex {
@@ -255,9 +263,9 @@ public final class Shaper {
                 if !Self.isIgnorable(text[end]) { visible += 1 }
                 end += 1
             }
-            guard let both = units(text[start..<end], id: id, scale: settings.scale),
-                let left = units(text[start..<seam], id: id, scale: settings.scale),
-                let right = units(text[seam..<end], id: id, scale: settings.scale)
+            guard let both = units(UnsafeBufferPointer(rebasing: text[start..<end]), id: id, scale: settings.scale),
+                let left = units(UnsafeBufferPointer(rebasing: text[start..<seam]), id: id, scale: settings.scale),
+                let right = units(UnsafeBufferPointer(rebasing: text[seam..<end]), id: id, scale: settings.scale)
             else { return nil }
             total += both - left - right
         }
@@ -265,7 +273,7 @@ public final class Shaper {
     }
 
     /// A short text's advance in whole font units (nil when a glyph is missing or the text is long).
-    private func units(_ text: ArraySlice<UInt16>, id: Int, scale: Double) -> Double? {
+    private func units(_ text: UnsafeBufferPointer<UInt16>, id: Int, scale: Double) -> Double? {
         guard let key = WidthKey(units: text, tag: id) else { return nil }
         let measured = width(text, key: key, parameterID: id, composing: false)
         return measured.missing ? nil : (measured.advance / scale).rounded()
@@ -304,13 +312,11 @@ public final class Shaper {
 
     /// Runs HarfBuzz over the text into the shaper's buffer; its glyphs, their positions and the
     /// scale from font units to points.
-    private func runHarfBuzz(_ text: ArraySlice<UInt16>, id: Int) -> (
+    private func runHarfBuzz(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> (
         count: Int, infos: UnsafeMutablePointer<hb_glyph_info_t>, positions: UnsafeMutablePointer<hb_glyph_position_t>, scale: Double
     ) {
         hb_buffer_clear_contents(buffer)
-        text.withUnsafeBufferPointer { units in
-            hb_buffer_add_utf16(buffer, units.baseAddress, Int32(units.count), 0, Int32(units.count))
-        }
+        hb_buffer_add_utf16(buffer, text.baseAddress, Int32(text.count), 0, Int32(text.count))
         let settings = harfBuzzSettings(id)
         hb_buffer_set_direction(buffer, settings.rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
         if let language = settings.language { hb_buffer_set_language(buffer, language) }
@@ -354,7 +360,7 @@ public final class Shaper {
     }
 
     private func shapeUncached(_ text: ArraySlice<UInt16>, id: Int) -> ShapedText {
-        let (count, infos, positions, scale) = runHarfBuzz(text, id: id)
+        let (count, infos, positions, scale) = text.withUnsafeBufferPointer { runHarfBuzz($0, id: id) }
         var glyphs: [ShapedGlyph] = []
         glyphs.reserveCapacity(count)
         var units = 0
@@ -372,7 +378,7 @@ public final class Shaper {
 
     /// The advance alone (as `shapeUncached` sums it: whole font units, then the scale) and whether
     /// a glyph is missing: map-only layout keeps no glyphs, so none are built.
-    private func measureUncached(_ text: ArraySlice<UInt16>, id: Int) -> (advance: Double, missing: Bool) {
+    private func measureUncached(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> (advance: Double, missing: Bool) {
         let (count, infos, positions, scale) = runHarfBuzz(text, id: id)
         var units = 0
         var missing = false
@@ -382,4 +388,9 @@ public final class Shaper {
         }
         return (Double(units) * scale, missing)
     }
+}
+
+extension Slice where Base == UnsafeBufferPointer<UInt16> {
+    /// The units as an owned array slice (for the caches that keep their keys).
+    var copied: ArraySlice<UInt16> { Array(self)[...] }
 }

@@ -15,14 +15,14 @@ enum WidthKey {
 
     /// The key of a text of at most `TextKey.inlineUnits` units, made straight from them (the same
     /// key as through a `TextKey`, without its hash): nil for a longer text.
-    init?(units: ArraySlice<UInt16>, tag: Int) {
-        let count = units.count
+    init?(units buffer: UnsafeBufferPointer<UInt16>, tag: Int) {
+        let count = buffer.count
         guard count <= TextKey.inlineUnits else { return nil }
         var bytes: UInt64 = 0
         var rest: UInt64 = 0
         var narrow = tag < 1 << 27
         var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        units.withUnsafeBufferPointer { buffer in
+        do {
             for index in 0..<count {
                 let unit = UInt64(buffer[index])
                 let shifted = unit << UInt64((index & 3) * 16)
