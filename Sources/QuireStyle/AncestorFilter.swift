@@ -113,7 +113,7 @@ struct AncestorFilter {
 
     /// Whether every key may be among the ancestors (false: certainly not).
     @inline(__always)
-    func mayContain(all required: [UInt32]) -> Bool {
+    func mayContain(all required: UnsafeBufferPointer<UInt32>) -> Bool {
         if opaqueElements > 0 { return true }
         for key in required {
             let (a, b) = Self.slots(key)

@@ -189,7 +189,10 @@ final class Cascade {
         index.rules.withUnsafeBufferPointer { rules in
             for id in candidates {
                 let rule = rules.baseAddress! + Int(id)
-                if ancestors.mayContain(all: rule.pointee.ancestorKeys) && matcher.matches(rule.pointee.selector, element) { matched.append(id) }
+                let mayMatch = rule.pointee.ancestorKeys.withUnsafeBufferPointer { ancestors.mayContain(all: $0) }
+                if mayMatch && matcher.matches(UnsafePointer(rule).pointer(to: \.selector)!, element) {
+                    matched.append(id)
+                }
             }
         }
         candidateBuffer = candidates

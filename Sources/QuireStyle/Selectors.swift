@@ -569,15 +569,21 @@ struct SelectorMatcher {
     let table: ElementTable
 
     func matches(_ selector: ComplexSelector, _ element: Int32) -> Bool {
+        withUnsafePointer(to: selector) { matchFrom($0, 0, element) }
+    }
+
+    /// The selector in place (a rule index's candidates are tried by the thousand: passing each
+    /// selector by value retained and released its arrays every time).
+    func matches(_ selector: UnsafePointer<ComplexSelector>, _ element: Int32) -> Bool {
         matchFrom(selector, 0, element)
     }
 
-    private func matchFrom(_ selector: ComplexSelector, _ k: Int, _ element: Int32) -> Bool {
+    private func matchFrom(_ selector: UnsafePointer<ComplexSelector>, _ k: Int, _ element: Int32) -> Bool {
         // The compound is borrowed, not retained: `selector` keeps it alive for the whole call.
-        let compound = selector.compounds.withUnsafeBufferPointer { Unmanaged.passUnretained($0[k]) }
+        let compound = selector.pointee.compounds.withUnsafeBufferPointer { Unmanaged.passUnretained($0[k]) }
         guard compound._withUnsafeGuaranteedRef({ matchesCompound($0, element) }) else { return false }
-        if k + 1 == selector.compounds.count { return true }
-        switch selector.combinators[k] {
+        if k + 1 == selector.pointee.compounds.count { return true }
+        switch selector.pointee.combinators[k] {
         case .child:
             let p = table.parent[Int(element)]
             return p >= 0 && matchFrom(selector, k + 1, p)
