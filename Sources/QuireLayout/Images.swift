@@ -17,9 +17,12 @@ public protocol ImageMeasurer: Sendable {
     func measure(_ path: String) -> ImageMeasurement
 }
 
-/// Reads the image's first bytes from the book and parses its header (the whole file only when the
-/// header lies further in).
+/// Reads the image's first bytes from the book and parses its header: 16 KB, then 256 KB, and the
+/// whole file only when the header lies further in. (A parser given too few bytes throws rather
+/// than guess; most headers are in the first kilobytes, and a deflated SVG inflated 256 KB at a time
+/// for each of Alice's 45 illustrations cost 30 ms.)
 public struct ArchiveImageMeasurer: ImageMeasurer {
+    public static let firstBytes = 16 << 10
     public static let headerBytes = 256 << 10
     let container: EPUBContainer
 
@@ -30,13 +33,16 @@ public struct ArchiveImageMeasurer: ImageMeasurer {
             return .failed(reason: "missing: \(path) is not in the book")
         }
         do {
-            var info: ImageInfo
-            do {
-                info = try ImageInfo.measure(container.archive.read(entry, maxBytes: Self.headerBytes), limits: container.archive.limits)
-            } catch let error as QuireError where entry.uncompressedSize > Int64(Self.headerBytes) {
-                if case .limitExceeded = error { throw error }
-                info = try ImageInfo.measure(container.archive.read(entry), limits: container.archive.limits)
+            var found: ImageInfo? = nil
+            for limit in [Self.firstBytes, Self.headerBytes] {
+                do {
+                    found = try ImageInfo.measure(container.archive.read(entry, maxBytes: limit), limits: container.archive.limits)
+                    break
+                } catch let error as QuireError where entry.uncompressedSize > Int64(limit) {
+                    if case .limitExceeded = error { throw error }
+                }
             }
+            let info = try found ?? ImageInfo.measure(container.archive.read(entry), limits: container.archive.limits)
             if info.format == .avif || info.format == .jxl || info.format == .bmp {
                 return .failed(reason: "\(info.format.rawValue.uppercased()) images are not supported")
             }
