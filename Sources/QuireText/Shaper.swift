@@ -110,6 +110,8 @@ public final class Shaper {
     /// Render mode's exact table of this worker's word widths (map-only layout uses the shared one).
     private var widths = WidthTable()
     private var recent = RecentWidths()
+    /// Map-only layout's widths of words too long for the width tables.
+    private var longWidths: [TextKey: (advance: Double, hasMissingGlyphs: Bool)] = [:]
     private let buffer: OpaquePointer
     /// What HarfBuzz needs per parameter id, made once: language, features and, per script, the
     /// shape plan (so a word is shaped without HarfBuzz finding its plan in the face's cache, or
@@ -175,8 +177,21 @@ public final class Shaper {
     public func measure(_ text: ArraySlice<UInt16>, parameterID: Int) -> (advance: Double, hasMissingGlyphs: Bool) {
         if text.isEmpty { return (0, false) }
         guard text.count <= TextKey.inlineUnits else {
-            let shaped = shape(text, parameterID: parameterID)
-            return (shaped.advance, shaped.hasMissingGlyphs)
+            if keepsGlyphs {
+                let shaped = shape(text, parameterID: parameterID)
+                return (shaped.advance, shaped.hasMissingGlyphs)
+            }
+            // Map-only: a long word's width alone, without the glyphs the shaping cache would keep.
+            let key = TextKey(text, tag: parameterID)
+            if let known = longWidths[key] {
+                hits += 1
+                return known
+            }
+            misses += 1
+            let measured = text.withUnsafeBufferPointer { measureUncached($0, id: parameterID) }
+            if longWidths.count >= Shaper.maxCacheEntries { longWidths.removeAll(keepingCapacity: true) }
+            longWidths[key.detached] = (measured.advance, measured.missing)
+            return (measured.advance, measured.missing)
         }
         return text.withUnsafeBufferPointer { measure(short: $0, parameterID: parameterID) }
     }
