@@ -156,6 +156,26 @@ extension String {
     public func whitespaceTokens() -> [String] {
         split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init)
     }
+
+    /// Whether `token` is one of `whitespaceTokens()`, found on the UTF-8 bytes without making the
+    /// tokens (checks that run on every element of every chapter).
+    public func containsWhitespaceToken(_ token: String) -> Bool {
+        let needle = Array(token.utf8)
+        guard !needle.isEmpty, utf8.count >= needle.count else { return false }
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        var text = self
+        return text.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count {
+                while start < bytes.count && isSpace(bytes[start]) { start += 1 }
+                var end = start
+                while end < bytes.count && !isSpace(bytes[end]) { end += 1 }
+                if end - start == needle.count && (0..<needle.count).allSatisfy({ bytes[start + $0] == needle[$0] }) { return true }
+                start = end
+            }
+            return false
+        }
+    }
 }
 
 extension Unicode.Scalar {

@@ -87,26 +87,12 @@ public struct ChapterPositions: Sendable {
         }
         if targets.readsPagebreaks, let body = document.body {
             for element in body.descendants() {
-                // Most elements carry no epub:type, or one without "pagebreak": tokenize only those that do.
                 let type = element.attribute("type", namespace: Namespace.ops) ?? ""
-                guard (Self.mentionsPagebreak(type) && type.whitespaceTokens().contains("pagebreak")) || element.attribute("role") == "doc-pagebreak"
-                else { continue }
+                guard type.containsWhitespaceToken("pagebreak") || element.attribute("role") == "doc-pagebreak" else { continue }
                 let label = element.attribute("title") ?? element.attribute("aria-label") ?? element.textContent.collapsingWhitespace()
                 guard !label.isEmpty else { continue }
                 pagebreaks.append((label, document.textOffset(atElement: element.id)))
             }
-        }
-    }
-}
-
-extension ChapterPositions {
-    /// A byte search (String's `contains` compares characters, and cost more than the tokenizing it saves).
-    static func mentionsPagebreak(_ type: String) -> Bool {
-        guard type.utf8.count >= 9 else { return false }
-        let needle = Array("pagebreak".utf8)
-        var text = type
-        return text.withUTF8 { bytes in
-            (0...(bytes.count - needle.count)).contains { start in (0..<needle.count).allSatisfy { bytes[start + $0] == needle[$0] } }
         }
     }
 }

@@ -69,12 +69,12 @@ public final class Hyphenator: @unchecked Sendable {
 
     /// `languageID` from `languageID(for: language)`.
     public func points(units: ArraySlice<UInt16>, languageID: Int, language: String) -> [Int] {
-        let key = TextKey(units, tag: languageID)
-        let short = key.isInline ? WidthKey(key) : nil
-        let shard = short?.slotHash ?? key.hashValue
+        let short = units.withUnsafeBufferPointer { WidthKey(units: $0, tag: languageID) }
+        let long = short == nil ? TextKey(units, tag: languageID) : nil
+        let shard = short?.slotHash ?? long!.hashValue
         let known: [Int]? = caches.withShard(shard) { cache in
             if let short { return cache.short[short].map { bits in (1..<16).filter { bits & 1 << $0 != 0 } } }
-            return cache.long[key]
+            return cache.long[long!]
         }
         if let known { return known }
         let result = computePoints(units: units, language: language)
@@ -86,7 +86,7 @@ public final class Hyphenator: @unchecked Sendable {
             if let short {
                 cache.short[short] = result.reduce(0) { $0 | 1 << UInt16($1) }
             } else {
-                cache.long[key.detached] = result
+                cache.long[long!.detached] = result
             }
         }
         return result

@@ -224,8 +224,9 @@ public final class Shaper {
             misses += 1
             if composing, let parts = composed(text, id: parameterID) {
                 measured = parts
-            } else if keepsGlyphs {
-                // Painting shapes the same words again: keep their glyphs.
+            } else if keepsGlyphs && composing {
+                // Painting shapes the same words again: keep their glyphs (not those of a word's
+                // parts and seams, which are never drawn on their own).
                 let owned = text[...].copied
                 let shaped = cachedShape(owned, key: TextKey(owned, tag: parameterID), parameterID: parameterID).shaped
                 measured = (shaped.advance, shaped.hasMissingGlyphs)

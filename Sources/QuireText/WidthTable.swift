@@ -8,13 +8,8 @@ enum WidthKey {
     /// `TextKey.countAndTag` and `TextKey.packed` (plain values: no reference to retain).
     case wide(countAndTag: UInt64, packed: (UInt64, UInt64, UInt64))
 
-    /// The key of an inline `TextKey`.
-    init(_ key: TextKey) {
-        self = Self.narrowed(key) ?? .wide(countAndTag: key.countAndTag, packed: key.packed)
-    }
-
-    /// The key of a text of at most `TextKey.inlineUnits` units, made straight from them (the same
-    /// key as through a `TextKey`, without its hash): nil for a longer text.
+    /// The key of a text of at most `TextKey.inlineUnits` units (nil for a longer one), packed the
+    /// way `TextKey` packs them, without its hash.
     init?(units buffer: UnsafeBufferPointer<UInt16>, tag: Int) {
         let count = buffer.count
         guard count <= TextKey.inlineUnits else { return nil }
@@ -22,21 +17,19 @@ enum WidthKey {
         var rest: UInt64 = 0
         var narrow = tag < 1 << 27
         var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        do {
-            for index in 0..<count {
-                let unit = UInt64(buffer[index])
-                let shifted = unit << UInt64((index & 3) * 16)
-                switch index >> 2 {
-                case 0: packed.0 |= shifted
-                case 1: packed.1 |= shifted
-                default: packed.2 |= shifted
-                }
-                guard narrow else { continue }
-                if let code = Self.byte(unit) {
-                    if index < 8 { bytes |= code << UInt64(index * 8) } else { rest |= code << UInt64((index - 8) * 8) }
-                } else {
-                    narrow = false
-                }
+        for index in 0..<count {
+            let unit = UInt64(buffer[index])
+            let shifted = unit << UInt64((index & 3) * 16)
+            switch index >> 2 {
+            case 0: packed.0 |= shifted
+            case 1: packed.1 |= shifted
+            default: packed.2 |= shifted
+            }
+            guard narrow else { continue }
+            if let code = Self.byte(unit) {
+                if index < 8 { bytes |= code << UInt64(index * 8) } else { rest |= code << UInt64((index - 8) * 8) }
+            } else {
+                narrow = false
             }
         }
         let countAndTag = UInt64(count) | UInt64(truncatingIfNeeded: tag) << 16
@@ -54,32 +47,6 @@ enum WidthKey {
         case 0x2060: return 0x91
         default: return nil
         }
-    }
-
-    /// The four 16-bit units of `word` as four bytes (each unit below 0x100).
-    @inline(__always)
-    private static func compact(_ word: UInt64) -> UInt64 {
-        word & 0xFF | word >> 8 & 0xFF00 | word >> 16 & 0xFF_0000 | word >> 24 & 0xFF00_0000
-    }
-
-    private static func narrowed(_ key: TextKey) -> WidthKey? {
-        let count = key.countAndTag & 0xFFFF
-        let tag = key.countAndTag >> 16
-        guard count <= 12, tag < 1 << 27 else { return nil }
-        // ASCII (nearly every word of an English book): compact the units without a loop.
-        let ascii: UInt64 = 0xFF80_FF80_FF80_FF80
-        if (key.packed.0 | key.packed.1 | key.packed.2) & ascii == 0 {
-            return .narrow(
-                low: compact(key.packed.0) | compact(key.packed.1) << 32, high: compact(key.packed.2) | count << 32 | tag << 36)
-        }
-        var bytes: UInt64 = 0
-        var rest: UInt64 = 0
-        for index in 0..<Int(count) {
-            let word = index < 4 ? key.packed.0 : index < 8 ? key.packed.1 : key.packed.2
-            guard let code = byte(word >> UInt64((index & 3) * 16) & 0xFFFF) else { return nil }
-            if index < 8 { bytes |= code << UInt64(index * 8) } else { rest |= code << UInt64((index - 8) * 8) }
-        }
-        return .narrow(low: bytes, high: rest | count << 32 | tag << 36)
     }
 }
 

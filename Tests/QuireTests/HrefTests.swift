@@ -2,6 +2,17 @@ import Quire
 import XCTest
 
 final class HrefTests: XCTestCase {
+    /// The byte-level token check agrees with splitting into tokens.
+    func testWhitespaceTokens() {
+        for (text, token, expected) in [
+            ("pagebreak", "pagebreak", true), ("z3998:roman  pagebreak\t", "pagebreak", true), ("pagebreaks", "pagebreak", false),
+            ("no-pagebreak", "pagebreak", false), ("", "pagebreak", false), ("a b", "b", true), ("ab", "b", false),
+        ] {
+            XCTAssertEqual(text.containsWhitespaceToken(token), expected, text)
+            XCTAssertEqual(text.whitespaceTokens().contains(token), expected, text)
+        }
+    }
+
     func testRelativePathsAndFragments() {
         XCTAssertEqual(Href.resolve("chapter1.xhtml", relativeTo: "OEBPS/content.opf"), ResourceRef(path: "OEBPS/chapter1.xhtml"))
         XCTAssertEqual(
