@@ -105,7 +105,7 @@ let package = Package(
         // Display lists to pixels (cairo) and PNG files (libpng).
         .target(
             name: "QuirePaint",
-            dependencies: ["QuireCore", "QuireText", "QuireImages", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
+            dependencies: ["QuireCore", "QuireText", "QuireImages", "QuirePreparation", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
         // PDF documents (poppler): metadata, labels, outline, parallel rendering with page preparation.
         .target(
             name: "QuirePDF",

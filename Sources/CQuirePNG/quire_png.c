@@ -24,8 +24,21 @@ static void on_warning(png_structp png, png_const_charp message) {
     (void)message;
 }
 
-/// Opens `path` and makes libpng's write structs reporting into `context`; -1 (with `error` set
-/// and nothing left open) when either fails. The caller then sets its own setjmp point.
+/// Makes libpng's write structs for an open `file`, reporting into `context`; -1 (with `error`
+/// set and `file` closed) when that fails. The caller then sets its own setjmp point.
+static int begin_write_file(FILE *file, WriteContext *context, png_structp *png, png_infop *info, char *error, size_t error_capacity) {
+    *png = png_create_write_struct(PNG_LIBPNG_VER_STRING, context, on_error, on_warning);
+    *info = *png ? png_create_info_struct(*png) : NULL;
+    if (!*png || !*info) {
+        if (*png) png_destroy_write_struct(png, NULL);
+        fclose(file);
+        if (error) snprintf(error, error_capacity, "libpng could not allocate");
+        return -1;
+    }
+    return 0;
+}
+
+/// Opens `path` and makes the write structs; -1 (with `error` set and nothing left open) when either fails.
 static int begin_write(const char *path, WriteContext *context, FILE **file, png_structp *png, png_infop *info,
                        char *error, size_t error_capacity) {
     *file = fopen(path, "wb");
@@ -33,15 +46,7 @@ static int begin_write(const char *path, WriteContext *context, FILE **file, png
         if (error) snprintf(error, error_capacity, "cannot open %s for writing", path);
         return -1;
     }
-    *png = png_create_write_struct(PNG_LIBPNG_VER_STRING, context, on_error, on_warning);
-    *info = *png ? png_create_info_struct(*png) : NULL;
-    if (!*png || !*info) {
-        if (*png) png_destroy_write_struct(png, NULL);
-        fclose(*file);
-        if (error) snprintf(error, error_capacity, "libpng could not allocate");
-        return -1;
-    }
-    return 0;
+    return begin_write_file(*file, context, png, info, error, error_capacity);
 }
 
 int quire_png_write(const char *path, const uint8_t *pixels, int width, int height, int stride,
@@ -184,22 +189,22 @@ void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int wi
     }
 }
 
-int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
-                         int level, char *error, size_t error_capacity) {
-    if (error && error_capacity) error[0] = 0;
+/// The body of quire_png_write_xrgb for an open `file` (a file, or a memory stream), which it closes.
+static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
+                           int level, char *error, size_t error_capacity) {
     uint8_t *volatile gray_row = NULL;
     // A page with no colour in it (text on white) is stored as 8-bit grey, losslessly: a third
     // of the bytes to compress, and compression is most of the time spent writing a page.
     int exact_gray = !gray_levels && xrgb_is_gray(src, src_stride, width, height);
     if ((gray_levels || exact_gray) && !(gray_row = malloc((size_t)width + 1))) {
         if (error) snprintf(error, error_capacity, "out of memory");
+        fclose(file);
         return -1;
     }
     WriteContext context = {.error = error, .capacity = error_capacity};
-    FILE *file;
     png_structp png;
     png_infop info;
-    if (begin_write(path, &context, &file, &png, &info, error, error_capacity) != 0) {
+    if (begin_write_file(file, &context, &png, &info, error, error_capacity) != 0) {
         free(gray_row);
         return -1;
     }
@@ -243,8 +248,40 @@ int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, i
     png_destroy_write_struct(&png, &info);
     free(gray_row);
     if (fclose(file) != 0) {
-        if (error) snprintf(error, error_capacity, "cannot finish writing %s", path);
+        if (error) snprintf(error, error_capacity, "cannot finish writing %s", name);
         return -1;
     }
+    return 0;
+}
+
+int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
+                         int level, char *error, size_t error_capacity) {
+    if (error && error_capacity) error[0] = 0;
+    FILE *file = fopen(path, "wb");
+    if (!file) {
+        if (error) snprintf(error, error_capacity, "cannot open %s for writing", path);
+        return -1;
+    }
+    return write_xrgb_file(file, path, src, src_stride, width, height, gray_levels, level, error, error_capacity);
+}
+
+int quire_png_encode_xrgb(const uint8_t *src, int src_stride, int width, int height, int gray_levels, int level,
+                          uint8_t **out, size_t *out_size, char *error, size_t error_capacity) {
+    if (error && error_capacity) error[0] = 0;
+    char *buffer = NULL;
+    size_t size = 0;
+    *out = NULL;
+    *out_size = 0;
+    FILE *stream = open_memstream(&buffer, &size);
+    if (!stream) {
+        if (error) snprintf(error, error_capacity, "out of memory");
+        return -1;
+    }
+    if (write_xrgb_file(stream, "a PNG in memory", src, src_stride, width, height, gray_levels, level, error, error_capacity) != 0) {
+        free(buffer);
+        return -1;
+    }
+    *out = (uint8_t *)buffer;
+    *out_size = size;
     return 0;
 }

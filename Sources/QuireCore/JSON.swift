@@ -40,6 +40,15 @@ public enum JSON: Sendable, Equatable {
     }
     public static func optional(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
 
+    /// The same value with every object's members sorted by name (what `quire locate` has always printed).
+    public func sortingKeys() -> JSON {
+        switch self {
+        case .object(let members): return .object(members.sorted { $0.0 < $1.0 }.map { ($0.0, $0.1.sortingKeys()) })
+        case .array(let values): return .array(values.map { $0.sortingKeys() })
+        default: return self
+        }
+    }
+
     /// Serialises with two-space indentation (`pretty`) or compactly, always ending without a newline.
     public func serialized(pretty: Bool = true) -> String {
         String(decoding: serializedBytes(pretty: pretty), as: UTF8.self)

@@ -143,6 +143,27 @@ public enum FileSystem {
         guard closed else { throw SystemError() }
     }
 
+    /// Writes through a temporary name beside `path`, then renames it into place: a reader never
+    /// sees a half-written file, and a failure leaves nothing behind.
+    public static func writeAtomically(to path: String, _ produce: ((([UInt8]) -> Void)) -> Void) throws(QuireError) {
+        let temporary = path + ".tmp-\(getpid())"
+        do {
+            try write(to: temporary, produce)
+        } catch {
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: error.description)
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw QuireError.cannotCreateOutput(path: path, reason: reason)
+        }
+    }
+
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(QuireError) {
+        try writeAtomically(to: path) { write in write(bytes) }
+    }
+
     /// Creates a directory and any missing parents (like `mkdir -p`).
     public static func createDirectory(_ path: String) throws(SystemError) {
         if isDirectory(path) { return }

@@ -36,7 +36,7 @@ public final class BookLayout: @unchecked Sendable {
     /// Measures images between layout passes; replaceable for tests.
     public let measurer: ImageMeasurer
     /// Sizes known before layout (as if every image had width/height attributes); benchmarks use it.
-    public var knownImageSizes: ImageSizes = [:]
+    public let knownImageSizes: ImageSizes
     let styleEngine = StyleEngine()
     /// Stylesheets read from the archive, by path: every chapter links the same few, and each read
     /// finds and inflates the zip entry again (Moby-Dick read its two sheets 286 times).
@@ -44,9 +44,10 @@ public final class BookLayout: @unchecked Sendable {
 
     public init(
         container: EPUBContainer, settings: LayoutSettings, fontsDirectory: String? = nil, settleLimits: SettleLimits = SettleLimits(),
-        measurer: ImageMeasurer? = nil
+        measurer: ImageMeasurer? = nil, knownImageSizes: ImageSizes = [:]
     ) throws {
         self.container = container
+        self.knownImageSizes = knownImageSizes
         self.settings = settings
         self.settleLimits = settleLimits
         self.measurer = measurer ?? ArchiveImageMeasurer(container: container)
@@ -59,6 +60,7 @@ public final class BookLayout: @unchecked Sendable {
     /// A layout of the same book at another geometry, sharing the text services (fixed-layout pages).
     init(container: EPUBContainer, settings: LayoutSettings, services: TextServices, settleLimits: SettleLimits, measurer: ImageMeasurer) throws {
         self.container = container
+        knownImageSizes = [:]
         self.settings = settings
         self.settleLimits = settleLimits
         self.measurer = measurer
@@ -72,6 +74,11 @@ public final class BookLayout: @unchecked Sendable {
         public var shapingHits: Int
         public var shapingMisses: Int
         public var pageCount: Int { chapters.reduce(0) { $0 + $1.pages.count } }
+        public init(chapters: [ChapterLayout], shapingHits: Int, shapingMisses: Int) {
+            self.chapters = chapters
+            self.shapingHits = shapingHits
+            self.shapingMisses = shapingMisses
+        }
         public var spacing: SpacingStatistics {
             chapters.reduce(into: SpacingStatistics()) { $0.add($1.spacing) }
         }

@@ -78,6 +78,10 @@ public struct SettleRecord: Sendable, Hashable {
     public struct Unresolved: Sendable, Hashable {
         public var path: String
         public var reason: String
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
     public init(images: Int = 0, measured: Int = 0, passes: Int = 0, unresolved: [Unresolved] = []) {

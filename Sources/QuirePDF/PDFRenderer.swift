@@ -112,6 +112,26 @@ public enum PDFRenderer {
         _ document: PDFDocument, number: Int, info: PDFPageInfo, outputs: [PDFOutputPage], options: PDFRenderOptions,
         surfaces: SurfaceCache, imagePath: (PDFOutputPage) -> String
     ) throws {
+        try renderPage(document, number: number, info: info, outputs: outputs, options: options, surfaces: surfaces) { output, pixels in
+            try PNGWriter.write(
+                xrgb: pixels.data, width: pixels.width, height: pixels.height, stride: pixels.stride, gray: options.gray,
+                dither16: options.dither16, level: options.compressionLevel, to: imagePath(output))
+        }
+    }
+
+    /// cairo RGB24 pixels of one output page, valid during the call that receives them.
+    public struct Pixels {
+        public var data: UnsafePointer<UInt8>
+        public var width: Int
+        public var height: Int
+        public var stride: Int
+    }
+
+    /// Renders one source page and its preparation; `emit` receives each output page's pixels.
+    public static func renderPage(
+        _ document: PDFDocument, number: Int, info: PDFPageInfo, outputs: [PDFOutputPage], options: PDFRenderOptions,
+        surfaces: SurfaceCache, emit: (PDFOutputPage, Pixels) throws -> Void
+    ) throws {
         let scale = scale(width: info.width, height: info.height, options: options)
         let width = pixels(info.width, scale), height = pixels(info.height, scale)
         guard width <= 32767, height <= 32767, Double(width) * Double(height) <= 400_000_000 else {
@@ -134,20 +154,18 @@ public enum PDFRenderer {
         }
         cairo_surface_flush(surface)
         let preparation = options.preparation
-        if preparation.isIdentity {
-            guard let output = outputs.first else { return }
-            try PNGWriter.write(surface: surface, gray: options.gray, dither16: options.dither16, level: options.compressionLevel, to: imagePath(output))
-            return
-        }
         let stride = Int(cairo_image_surface_get_stride(surface))
         guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
+        if preparation.isIdentity {
+            guard let output = outputs.first else { return }
+            try emit(output, Pixels(data: UnsafePointer(data), width: width, height: height, stride: stride))
+            return
+        }
         let bitmap = Bitmap(width: width, height: height, channels: 4, stride: stride, bytes: Array(UnsafeBufferPointer(start: data, count: stride * height)))
         let prepared = preparation.prepare(bitmap, splitting: outputs.count == 2)
         for (output, page) in zip(outputs, prepared) {
             try page.bitmap.bytes.withUnsafeBufferPointer { buffer in
-                try PNGWriter.write(
-                    xrgb: buffer.baseAddress!, width: page.bitmap.width, height: page.bitmap.height, stride: page.bitmap.stride,
-                    gray: options.gray, dither16: options.dither16, level: options.compressionLevel, to: imagePath(output))
+                try emit(output, Pixels(data: buffer.baseAddress!, width: page.bitmap.width, height: page.bitmap.height, stride: page.bitmap.stride))
             }
         }
     }
@@ -155,9 +173,11 @@ public enum PDFRenderer {
 
 /// One worker's image surface, kept while pages keep the same pixel size: a new surface per page
 /// costs a zeroed allocation and its page faults, and every page is painted white anyway.
-final class SurfaceCache {
+public final class SurfaceCache {
     private var cached: OpaquePointer?
     private var size = (width: 0, height: 0)
+
+    public init() {}
 
     func surface(width: Int, height: Int) -> OpaquePointer? {
         if let cached, size == (width, height) { return cached }

@@ -5,6 +5,7 @@ import Glibc
 import QuireCore
 import QuireImages
 import QuireLayout
+import QuirePreparation
 import QuireStyle
 import QuireText
 
@@ -207,6 +208,20 @@ public final class Painter {
         cairo_set_source_rgba(cr, Double(color.red) / 255, Double(color.green) / 255, Double(color.blue) / 255, Double(color.alpha) / 255)
     }
 
+    /// Paints a page to packed 8-bit pixels: RGB, or grey (16 dithered levels with `dither16`).
+    public func bitmap(_ page: Page, settings: PaintSettings) -> Bitmap {
+        let surface = paint(page, settings: settings)
+        defer { cairo_surface_destroy(surface) }
+        return PNGWriter.bitmap(surface: surface, gray: settings.gray, dither16: settings.dither16)
+    }
+
+    /// Paints a page and encodes it as PNG in memory: the bytes `writePNG` writes.
+    public func pngBytes(_ page: Page, settings: PaintSettings) throws -> [UInt8] {
+        let surface = paint(page, settings: settings)
+        defer { cairo_surface_destroy(surface) }
+        return try PNGWriter.encode(surface: surface, gray: settings.gray, dither16: settings.dither16, level: settings.compressionLevel)
+    }
+
     /// Paints a page and writes it as PNG, atomically (a temporary name, then rename).
     public func writePNG(_ page: Page, settings: PaintSettings, to path: String) throws {
         let surface = paint(page, settings: settings)
@@ -224,6 +239,53 @@ public enum PNGWriter {
         let stride = Int(cairo_image_surface_get_stride(surface))
         guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
         try write(xrgb: UnsafePointer(data), width: width, height: height, stride: stride, gray: gray, dither16: dither16, level: level, to: path)
+    }
+
+    /// A cairo RGB24 surface as PNG bytes.
+    static func encode(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int) throws -> [UInt8] {
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
+        return try encode(
+            xrgb: UnsafePointer(data), width: Int(cairo_image_surface_get_width(surface)), height: Int(cairo_image_surface_get_height(surface)),
+            stride: Int(cairo_image_surface_get_stride(surface)), gray: gray, dither16: dither16, level: level)
+    }
+
+    /// cairo RGB24 pixels as PNG bytes: exactly what `write(xrgb:…)` puts in a file.
+    public static func encode(
+        xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool, level: Int
+    ) throws -> [UInt8] {
+        var error = [CChar](repeating: 0, count: 256)
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var count = 0
+        let levels: Int32 = gray ? (dither16 ? 16 : 256) : 0
+        guard quire_png_encode_xrgb(data, Int32(stride), Int32(width), Int32(height), levels, Int32(level), &bytes, &count, &error, 256) == 0, let bytes else {
+            throw QuireError.io("cannot encode a PNG: " + String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: count))
+    }
+
+    /// A cairo RGB24 surface as packed pixels: RGB, or grey as the PNG writer makes it.
+    static func bitmap(surface: OpaquePointer, gray: Bool, dither16: Bool) -> Bitmap {
+        cairo_surface_flush(surface)
+        return bitmap(
+            xrgb: UnsafePointer(cairo_image_surface_get_data(surface)!), width: Int(cairo_image_surface_get_width(surface)),
+            height: Int(cairo_image_surface_get_height(surface)), stride: Int(cairo_image_surface_get_stride(surface)), gray: gray,
+            dither16: dither16)
+    }
+
+    /// cairo RGB24 pixels as packed RGB, or grey (16 dithered levels with `dither16`).
+    public static func bitmap(xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool) -> Bitmap {
+        let channels = gray ? 1 : 3
+        var bytes = [UInt8](repeating: 0, count: width * height * channels)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            if gray {
+                quire_xrgb_to_gray(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height), dither16 ? 16 : 256)
+            } else {
+                quire_xrgb_to_rgb(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height))
+            }
+        }
+        return Bitmap(width: width, height: height, channels: channels, bytes: bytes)
     }
 
     /// Native-endian 0xXXRRGGBB pixels (cairo's RGB24 layout, wherever they live) to a PNG,

@@ -13,11 +13,7 @@ public struct ChapterPositions: Sendable {
         public var xpointer: String
     }
 
-    public struct Excerpt: Sendable {
-        public var before: String
-        public var highlight: String
-        public var after: String
-    }
+    public typealias Excerpt = PositionMap.TextContext
 
     public var starts: [Views] = []
     public var ends: [Views] = []

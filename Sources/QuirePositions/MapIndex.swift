@@ -16,6 +16,8 @@ public final class MapIndex: @unchecked Sendable {
     }
 
     public let path: String
+    /// The map as read.
+    public let map: PositionMap
     public let sha256: String
     public let pageCount: Int
     public let totalLength: Int
@@ -26,53 +28,32 @@ public final class MapIndex: @unchecked Sendable {
     public let pageEnds: [Int]
     /// The middles of the pages that hold text, with their page numbers, in book order.
     private let pageMiddles: [(position: Position, page: Int)]
-    let pages: [[String: Any]]
-    let toc: [[String: Any]]
-    let pageList: [(label: String, page: Int)]
-    let positions: [PositionsConvention: [[String: Any]]]
     private let chapterBySpine: [Int: Int]
 
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(map: PositionMap(path: path), path: path)
+    }
+
+    public init(map: PositionMap, path: String = "") {
         self.path = path
-        guard let data = FileSystem.read(path) else { throw QuireError.notFound(path: path) }
-        guard let root = (try? JSONReader.parse(data)) as? [String: Any],
-            root["format"] as? String == PositionMap.format
-        else { throw QuireError.invalidPackageDocument("\(path) is not a Quire position map") }
-        let book = root["book"] as? [String: Any] ?? [:]
-        sha256 = book["sha256"] as? String ?? ""
-        spineStep = book["spineStep"] as? Int ?? 6
-        pageCount = root["pageCount"] as? Int ?? 0
-        totalLength = root["length"] as? Int ?? 0
-        var chapters: [Chapter] = []
-        for entry in root["spine"] as? [[String: Any]] ?? [] {
-            chapters.append(
-                Chapter(
-                    spineIndex: entry["index"] as? Int ?? 0, href: entry["href"] as? String ?? "", path: entry["path"] as? String,
-                    itemref: entry["itemref"] as? String, firstPage: entry["firstPage"] as? Int ?? 1,
-                    pageCount: entry["pageCount"] as? Int ?? 0, length: entry["length"] as? Int ?? 0))
+        self.map = map
+        sha256 = map.book.sha256
+        spineStep = map.book.spineStep ?? 6
+        pageCount = map.pageCount
+        totalLength = map.length ?? 0
+        chapters = (map.spine ?? []).map { entry in
+            Chapter(
+                spineIndex: entry.index, href: entry.href, path: entry.path, itemref: entry.itemref, firstPage: entry.firstPage,
+                pageCount: entry.pageCount, length: entry.length)
         }
-        self.chapters = chapters
         chapterBySpine = Dictionary(uniqueKeysWithValues: chapters.enumerated().map { ($1.spineIndex, $0) })
-        pages = root["pages"] as? [[String: Any]] ?? []
-        pageStarts = pages.map { page in
-            Position(spineIndex: page["spineIndex"] as? Int ?? 0, offset: (page["start"] as? [String: Any])?["offset"] as? Int ?? 0)
-        }
-        let pageEnds = pages.map { page in (page["end"] as? [String: Any])?["offset"] as? Int ?? 0 }
+        // A PDF's pages have no text positions: they all start at 0 of item 0, as they always did.
+        pageStarts = map.pages.map { page in page.text.map { Position(spineIndex: $0.spineIndex, offset: $0.start.offset) } ?? Position(spineIndex: 0, offset: 0) }
+        let pageEnds = map.pages.map { $0.text?.end.offset ?? 0 }
         self.pageEnds = pageEnds
         pageMiddles = zip(pageStarts, pageEnds).enumerated().compactMap { index, range in
             range.1 > range.0.offset ? (Self.middle(range.0, range.1), index + 1) : nil
         }
-        toc = root["toc"] as? [[String: Any]] ?? []
-        pageList = (root["pageList"] as? [[String: Any]] ?? []).compactMap { entry in
-            guard let label = entry["label"] as? String, let page = entry["page"] as? Int else { return nil }
-            return (label, page)
-        }
-        var positions: [PositionsConvention: [[String: Any]]] = [:]
-        let lists = root["positions"] as? [String: Any] ?? [:]
-        for convention in PositionsConvention.allCases {
-            positions[convention] = (lists[convention.rawValue] as? [String: Any])?["list"] as? [[String: Any]] ?? []
-        }
-        self.positions = positions
     }
 
     public func chapter(spineIndex: Int) -> Chapter? { chapterBySpine[spineIndex].map { chapters[$0] } }
@@ -105,9 +86,9 @@ public final class MapIndex: @unchecked Sendable {
     }
 
     /// The page entry (1-based) as stored in the map.
-    public func pageJSON(_ page: Int) throws -> [String: Any] {
-        guard page >= 1, page <= pages.count else { throw QuireError.unresolvable("page \(page) is outside 1…\(pages.count)") }
-        return pages[page - 1]
+    public func entry(page: Int) throws -> PositionMap.Page {
+        guard page >= 1, page <= map.pages.count else { throw QuireError.unresolvable("page \(page) is outside 1…\(map.pages.count)") }
+        return map.pages[page - 1]
     }
 
     public func startPosition(ofPage page: Int) throws -> Position {
@@ -161,25 +142,25 @@ public final class MapIndex: @unchecked Sendable {
     }
 
     public func page(label: String) throws -> Int {
-        if let entry = pageList.first(where: { $0.label == label }) { return entry.page }
+        if let entry = map.pageList?.first(where: { $0.label == label }) { return entry.page }
         throw QuireError.unresolvable("no print page labelled '\(label)'")
     }
 
     public func page(tocTitle: String) throws -> Int {
-        func search(_ entries: [[String: Any]], _ match: (String) -> Bool) -> Int? {
+        func search(_ entries: [PositionMap.NavigationEntry], _ match: (String) -> Bool) -> Int? {
             for entry in entries {
-                if let title = entry["title"] as? String, match(title), let page = entry["page"] as? Int { return page }
-                if let found = search(entry["children"] as? [[String: Any]] ?? [], match) { return found }
+                if match(entry.title), let page = entry.page { return page }
+                if let found = search(entry.children, match) { return found }
             }
             return nil
         }
-        if let page = search(toc, { $0 == tocTitle }) ?? search(toc, { $0.lowercased() == tocTitle.lowercased() }) { return page }
+        if let page = search(map.toc, { $0 == tocTitle }) ?? search(map.toc, { $0.lowercased() == tocTitle.lowercased() }) { return page }
         throw QuireError.unresolvable("no table-of-contents entry titled '\(tocTitle)'")
     }
 
     public func page(position: Int, convention: PositionsConvention) throws -> Int {
-        let list = positions[convention] ?? []
-        guard position >= 1, position <= list.count, let page = list[position - 1]["page"] as? Int else {
+        let list = map.positions?[convention]?.list ?? []
+        guard position >= 1, position <= list.count, let page = list[position - 1].page else {
             throw QuireError.unresolvable("position \(position) is outside 1…\(list.count) (\(convention.rawValue))")
         }
         return page

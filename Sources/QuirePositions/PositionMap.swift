@@ -8,10 +8,52 @@ import QuireXML
 /// positions.json: every page tied to semantic positions (spine index + UTF-16 offset into the
 /// spine item's text content), with CFIs, KOReader XPointers, Readium/Komga positions, the TOC,
 /// page-list and landmarks resolved to pages. Documented in docs/position-map.md.
-public enum PositionMap {
+public struct PositionMap: Sendable, Equatable {
     public static let format = "quire-position-map"
     public static let version = 1
     public static let engineVersion = "0.3.0"
+
+    public var version: Int
+    public var engine: Engine
+    public var book: BookEntry
+    public var profile: Profile
+    public var pageCount: Int
+    /// The book's text length in UTF-16 units (EPUB).
+    public var length: Int?
+    /// The spine items and their pages (EPUB).
+    public var spine: [SpineEntry]?
+    public var pages: [Page]
+    /// The TOC (EPUB) or the outline (PDF), resolved to pages.
+    public var toc: [NavigationEntry]
+    /// Print page labels (EPUB).
+    public var pageList: [PageLabel]?
+    public var landmarks: [NavigationEntry]?
+    /// The Readium and Komga positions lists (EPUB).
+    public var positions: [PositionsConvention: PositionsEntry]?
+    public var settle: [SettleEntry]?
+    public var warnings: [Warning]
+
+    public init(
+        engine: Engine = Engine(name: "quire", version: PositionMap.engineVersion), book: BookEntry, profile: Profile, pageCount: Int,
+        length: Int? = nil, spine: [SpineEntry]? = nil, pages: [Page], toc: [NavigationEntry], pageList: [PageLabel]? = nil,
+        landmarks: [NavigationEntry]? = nil, positions: [PositionsConvention: PositionsEntry]? = nil, settle: [SettleEntry]? = nil,
+        warnings: [Warning]
+    ) {
+        version = PositionMap.version
+        self.engine = engine
+        self.book = book
+        self.profile = profile
+        self.pageCount = pageCount
+        self.length = length
+        self.spine = spine
+        self.pages = pages
+        self.toc = toc
+        self.pageList = pageList
+        self.landmarks = landmarks
+        self.positions = positions
+        self.settle = settle
+        self.warnings = warnings
+    }
 
     public struct BookIdentity: Sendable {
         public var sha256: String
@@ -52,27 +94,28 @@ public enum PositionMap {
 
 
     /// Everything that changes pagination, and a short hash of it: maps with equal hashes paginate alike.
-    public static func profileJSON(_ settings: LayoutSettings, name: String?) -> JSON {
-        let members: [(String, JSON)] = [
-            ("width", .int(settings.profile.width)), ("height", .int(settings.profile.height)), ("dpi", .double(settings.profile.dpi)),
-            ("fontSize", .double(settings.fontSizePt)), ("margin", .double(settings.marginPixels / settings.profile.pixelsPerPoint)),
-            ("lineHeight", settings.lineHeight.map(JSON.double) ?? .null), ("fontFamily", .optional(settings.fontFamily)),
-            ("textAlign", .optional(settings.textAlign?.rawValue)), ("hyphenation", .bool(settings.hyphenation)),
-            ("publisherStyles", .bool(settings.publisherStyles)),
-            ("userCSS", settings.userCSS.map { .string(String(hexString(SHA256.hash(Array($0.utf8))).prefix(16))) } ?? .null),
-        ]
-        let hash = String(hexString(SHA256.hash(JSON.object(members).serializedBytes(pretty: false) + Array(engineVersion.utf8))).prefix(16))
-        return .object([("name", .optional(name))] + members + [("profileHash", .string(hash))])
+    public static func profile(_ settings: LayoutSettings, name: String?) -> ReflowableProfile {
+        var profile = ReflowableProfile(
+            name: name, width: settings.profile.width, height: settings.profile.height, dpi: settings.profile.dpi,
+            fontSize: settings.fontSizePt, margin: settings.marginPixels / settings.profile.pixelsPerPoint, lineHeight: settings.lineHeight,
+            fontFamily: settings.fontFamily, textAlign: settings.textAlign?.rawValue, hyphenation: settings.hyphenation,
+            publisherStyles: settings.publisherStyles,
+            userCSS: settings.userCSS.map { String(hexString(SHA256.hash(Array($0.utf8))).prefix(16)) }, profileHash: "")
+        // The hash covers every member but the name, as they are written.
+        guard case .object(let members) = Profile.reflowable(profile).json else { return profile }
+        let hashed = JSON.object(Array(members.dropFirst().dropLast()))
+        profile.profileHash = String(hexString(SHA256.hash(hashed.serializedBytes(pretty: false) + Array(engineVersion.utf8))).prefix(16))
+        return profile
     }
 
     /// `positions` holds what each chapter's DOM gave (computed on the layout workers); a chapter
     /// missing there is read from its `document`.
-    public static func json(
+    public init(
         layout: BookLayout, result: BookLayout.Result, identity: BookIdentity, profileName: String?, withImages: Bool,
         extraWarnings: [Warning] = [], positions: [Int: ChapterPositions] = [:]
-    ) -> JSON {
-        MapBuilder(layout: layout, result: result, identity: identity, positions: positions)
-            .json(profileName: profileName, withImages: withImages, extraWarnings: extraWarnings)
+    ) {
+        self = MapBuilder(layout: layout, result: result, identity: identity, positions: positions)
+            .map(profileName: profileName, withImages: withImages, extraWarnings: extraWarnings)
     }
 }
 
@@ -137,15 +180,12 @@ struct MapBuilder {
     }
 
     /// A page boundary's views: offsets and progressions, with its CFI and XPointer.
-    func view(_ position: Position, _ views: ChapterPositions.Views?) -> JSON {
+    func view(_ position: Position, _ views: ChapterPositions.Views?) -> PositionMap.Boundary {
         let length = chapterBySpine[position.spineIndex]?.textLength ?? 0
-        return .object([
-            ("offset", .int(position.offset)),
-            ("progression", .double(length == 0 ? 0 : Double(position.offset) / Double(length))),
-            ("totalProgression", .double(totalChars == 0 ? 0 : Double((charsBefore[position.spineIndex] ?? 0) + position.offset) / Double(totalChars))),
-            ("cfi", views.map { .string($0.cfi) } ?? .null),
-            ("xpointer", views.map { .string($0.xpointer) } ?? .null),
-        ])
+        return PositionMap.Boundary(
+            offset: position.offset, progression: length == 0 ? 0 : Double(position.offset) / Double(length),
+            totalProgression: totalChars == 0 ? 0 : Double((charsBefore[position.spineIndex] ?? 0) + position.offset) / Double(totalChars),
+            cfi: views?.cfi, xpointer: views?.xpointer)
     }
 
     /// A navigation target (path + fragment) as a position; nil when it cannot be resolved.
@@ -166,19 +206,16 @@ struct MapBuilder {
         return offset.map { Position(spineIndex: spineIndex, offset: $0) }
     }
 
-    func navigation(_ points: [NavPoint], level: Int, kind: String, warnings: inout [Warning]) -> [JSON] {
+    func navigation(_ points: [NavPoint], level: Int, kind: String, warnings: inout [Warning]) -> [PositionMap.NavigationEntry] {
         points.map { point in
             let position = position(of: point.target)
             let page = position.flatMap(page(of:))
             if page == nil, point.target != nil {
                 warnings.append(Warning("unresolved-\(kind)", "\(kind) entry '\(point.title)' (\(point.href ?? "")) does not resolve to a page"))
             }
-            return .object([
-                ("title", .string(point.title)), ("href", .optional(point.href)), ("path", .optional(point.target?.path)),
-                ("fragment", .optional(point.target?.fragment)), ("type", .optional(point.type)),
-                ("page", page.map { .int($0) } ?? .null), ("offset", position.map { .int($0.offset) } ?? .null), ("level", .int(level)),
-                ("children", .array(navigation(point.children, level: level + 1, kind: kind, warnings: &warnings))),
-            ])
+            return PositionMap.NavigationEntry(
+                title: point.title, href: point.href, path: point.target?.path, fragment: point.target?.fragment, type: point.type, page: page,
+                offset: position?.offset, level: level, children: navigation(point.children, level: level + 1, kind: kind, warnings: &warnings))
         }
     }
 
@@ -204,108 +241,72 @@ struct MapBuilder {
         return labels
     }
 
-    func positions(_ convention: PositionsConvention) -> JSON {
+    func positions(_ convention: PositionsConvention) -> PositionMap.PositionsEntry {
         let list = PositionsList.make(container, convention: convention)
-        return .object([
-            ("rule", .string(convention.rule)), ("count", .int(list.count)),
-            (
-                "list",
-                .array(
-                    list.map { position in
-                        let length = chapterBySpine[position.spineIndex]?.textLength ?? 0
-                        let offset = Int((position.progression * Double(length)).rounded(.down))
-                        let page = page(of: Position(spineIndex: position.spineIndex, offset: offset))
-                        return .object([
-                            ("position", .int(position.position)), ("href", .string(position.href)),
-                            ("progression", .double(position.progression)), ("totalProgression", .double(position.totalProgression)),
-                            ("page", page.map { .int($0) } ?? .null),
-                        ])
-                    })
-            ),
-        ])
+        return PositionMap.PositionsEntry(
+            rule: convention.rule,
+            list: list.map { position in
+                let length = chapterBySpine[position.spineIndex]?.textLength ?? 0
+                let offset = Int((position.progression * Double(length)).rounded(.down))
+                return PositionMap.PositionsEntry.Item(
+                    position: position.position, href: position.href, progression: position.progression,
+                    totalProgression: position.totalProgression, page: page(of: Position(spineIndex: position.spineIndex, offset: offset)))
+            })
     }
 
-    func json(profileName: String?, withImages: Bool, extraWarnings: [Warning]) -> JSON {
+    func map(profileName: String?, withImages: Bool, extraWarnings: [Warning]) -> PositionMap {
         let settings = layout.settings
         let total = result.pageCount
         let digits = PositionMap.digits(forPageCount: total)
         var warnings: [Warning] = publication.warnings + extraWarnings
         for chapter in result.chapters { warnings += chapter.warnings }
         let labels = pageLabels(warnings: &warnings)
-        var spine: [JSON] = []
-        var pages: [JSON] = []
+        var spine: [PositionMap.SpineEntry] = []
+        var pages: [PositionMap.Page] = []
         var pageNumber = 1
-        var settle: [JSON] = []
+        var settle: [PositionMap.SettleEntry] = []
         for chapter in result.chapters {
             let spineItem = publication.spine[chapter.spineIndex]
             let item = publication.item(for: spineItem)
             spine.append(
-                .object([
-                    ("index", .int(chapter.spineIndex)), ("href", .string(chapter.href)), ("path", .optional(item?.path)),
-                    ("mediaType", .optional(item?.mediaType)), ("linear", .bool(spineItem.linear)),
-                    ("itemref", .optional(spineItem.id)), ("layout", .string(spineItem.layout.rawValue)),
-                    ("firstPage", .int(pageNumber)), ("pageCount", .int(chapter.pages.count)), ("length", .int(chapter.textLength)),
-                ]))
+                PositionMap.SpineEntry(
+                    index: chapter.spineIndex, href: chapter.href, path: item?.path, mediaType: item?.mediaType, linear: spineItem.linear,
+                    itemref: spineItem.id, layout: spineItem.layout.rawValue, firstPage: pageNumber, pageCount: chapter.pages.count,
+                    length: chapter.textLength))
             settle.append(
-                .object([
-                    ("spineIndex", .int(chapter.spineIndex)), ("images", .int(chapter.settle.images)),
-                    ("measured", .int(chapter.settle.measured)), ("passes", .int(chapter.settle.passes)),
-                    (
-                        "unresolved",
-                        .array(chapter.settle.unresolved.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })
-                    ),
-                ]))
+                PositionMap.SettleEntry(
+                    spineIndex: chapter.spineIndex, images: chapter.settle.images, measured: chapter.settle.measured,
+                    passes: chapter.settle.passes, unresolved: chapter.settle.unresolved))
             let anchors = anchors[chapter.spineIndex]
             for (index, page) in chapter.pages.enumerated() {
                 let start = Position(spineIndex: chapter.spineIndex, offset: page.start)
                 let end = Position(spineIndex: chapter.spineIndex, offset: page.end)
-                var members: [(String, JSON)] = [
-                    ("page", .int(pageNumber)),
-                    ("image", withImages ? .string(PositionMap.imageName(forPage: pageNumber, digits: digits)) : .null),
-                    ("spineIndex", .int(chapter.spineIndex)), ("href", .string(chapter.href)), ("path", .optional(item?.path)),
-                    ("start", view(start, anchors?.starts[index])), ("end", view(end, anchors?.ends[index])),
-                    ("label", labels[pageNumber].map { .string($0.joined(separator: ", ")) } ?? .null),
-                ]
-                if let excerpt = anchors?.excerpts[index] {
-                    members.append(("text", .object([("before", .string(excerpt.before)), ("highlight", .string(excerpt.highlight)), ("after", .string(excerpt.after))])))
-                }
-                if let spread = spineItem.pageSpread { members.append(("spread", .string(spread))) }
-                pages.append(.object(members))
+                pages.append(
+                    PositionMap.Page(
+                        page: pageNumber, image: withImages ? PositionMap.imageName(forPage: pageNumber, digits: digits) : nil,
+                        label: labels[pageNumber].map { $0.joined(separator: ", ") },
+                        content: .text(
+                            PositionMap.TextPage(
+                                spineIndex: chapter.spineIndex, href: chapter.href, path: item?.path, start: view(start, anchors?.starts[index]),
+                                end: view(end, anchors?.ends[index]), excerpt: anchors?.excerpts[index], spread: spineItem.pageSpread))))
                 pageNumber += 1
             }
         }
         let navigation = publication.navigation
-        var pageList: [JSON] = []
+        var pageList: [PositionMap.PageLabel] = []
         for (page, pageLabels) in labels.sorted(by: { $0.key < $1.key }) {
-            for label in pageLabels { pageList.append(.object([("label", .string(label)), ("page", .int(page))])) }
+            for label in pageLabels { pageList.append(PositionMap.PageLabel(label: label, page: page)) }
         }
         let toc = self.navigation(navigation.toc, level: 1, kind: "toc", warnings: &warnings)
         let landmarks = self.navigation(navigation.landmarks, level: 1, kind: "landmark", warnings: &warnings)
         let metadata = publication.metadata
-        return .object([
-            ("format", .string(PositionMap.format)), ("version", .int(PositionMap.version)),
-            ("engine", .object([("name", .string("quire")), ("version", .string(PositionMap.engineVersion))])),
-            (
-                "book",
-                .object([
-                    ("title", .optional(metadata.title)), ("identifier", .optional(metadata.uniqueIdentifier)),
-                    ("language", .optional(metadata.languages.first)), ("mediaType", .string(EPUBContainer.epubMediaType)),
-                    ("sha256", .string(identity.sha256)), ("partialMD5", .string(identity.partialMD5)),
-                    ("layout", .string(metadata.layout.rawValue)), ("pageProgression", .string(publication.pageProgression.rawValue)),
-                    ("spineStep", .int(spineStep)),
-                ])
-            ),
-            ("profile", PositionMap.profileJSON(settings, name: profileName)),
-            ("pageCount", .int(total)),
-            ("length", .int(totalChars)),
-            ("spine", .array(spine)),
-            ("pages", .array(pages)),
-            ("toc", .array(toc)),
-            ("pageList", .array(pageList)),
-            ("landmarks", .array(landmarks)),
-            ("positions", .object([("readium", positions(.readium)), ("komga", positions(.komga))])),
-            ("settle", .array(settle)),
-            ("warnings", .array(warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })),
-        ])
+        let book = PositionMap.BookEntry(
+            title: metadata.title, identifier: metadata.uniqueIdentifier, language: metadata.languages.first,
+            mediaType: EPUBContainer.epubMediaType, sha256: identity.sha256, partialMD5: identity.partialMD5, layout: metadata.layout.rawValue,
+            pageProgression: publication.pageProgression.rawValue, spineStep: spineStep)
+        return PositionMap(
+            book: book, profile: .reflowable(PositionMap.profile(settings, name: profileName)), pageCount: total, length: totalChars,
+            spine: spine, pages: pages, toc: toc, pageList: pageList, landmarks: landmarks,
+            positions: [.readium: positions(.readium), .komga: positions(.komga)], settle: settle, warnings: warnings)
     }
 }

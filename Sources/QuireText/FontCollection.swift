@@ -93,8 +93,9 @@ public final class FontCollection: @unchecked Sendable {
         self.fontsDirectory = directory
     }
 
-    /// `QUIRE_FONTS`, else a `Fonts` folder beside or above the executable (the package checkout),
-    /// else `/usr/share/quire/fonts`.
+    /// `QUIRE_FONTS`, else the installed fonts of the executable's prefix (`PREFIX/bin/quire` →
+    /// `PREFIX/share/quire/fonts`), else a `Fonts` folder beside or above the executable (the
+    /// package checkout), else `/usr/share/quire/fonts`.
     public static func locateBundledFonts() -> String? {
         let marker = "LinLibertine_R.otf"
         var candidates: [String] = []
@@ -102,6 +103,7 @@ public final class FontCollection: @unchecked Sendable {
         var executable = CommandLine.arguments.first ?? "."
         if !executable.hasPrefix("/") { executable = FileSystem.currentDirectory + "/" + executable }
         var directory = FileSystem.parentDirectory(FileSystem.resolvingSymlinks(executable))
+        candidates.append(FileSystem.parentDirectory(directory) + "/share/quire/fonts")
         for _ in 0..<8 where !directory.isEmpty {
             candidates.append(directory == "/" ? "/Fonts" : directory + "/Fonts")
             if directory == "/" { break }

@@ -67,7 +67,7 @@ enum LocateCommand {
                 position = try map.startPosition(ofPage: page)
             } else {
                 page = number
-                _ = try map.pageJSON(number)
+                _ = try map.entry(page: number)
             }
         case "locator":
             let text: String
@@ -79,9 +79,10 @@ enum LocateCommand {
             } else {
                 text = value
             }
-            guard let locator = (try? JSONReader.parse(text)) as? [String: Any] else {
+            guard let object = (try? JSONReader.parse(text)) as? [String: Any] else {
                 throw QuireError.usage("--locator needs a JSON object (or @file)")
             }
+            let locator = try Locator(json: object)
             (page, position) = try Locate.resolve(locator: locator, map: map, book: book)
         case "cfi":
             let found = try book().position(cfi: value, spineStep: map.spineStep)
@@ -113,15 +114,15 @@ enum LocateCommand {
         default:
             page = try map.page(tocTitle: value)
         }
-        let entry = try map.pageJSON(page)
-        let locator = Locate.startLocator(entry)
+        // Members sorted by name, as locate has always printed them.
+        let locator = Locate.startLocator(try map.entry(page: page)).json.sortingKeys()
         if options.flag("json") {
-            var object: [String: Any] = ["page": page, "matched": query, "locator": locator]
-            if let position { object["position"] = ["spineIndex": position.spineIndex, "offset": position.offset] }
-            writeStdout(bytes: JSON.from(object).serializedBytes(pretty: false) + [0x0A])
+            var members: [(String, JSON)] = [("locator", locator), ("matched", .string(query)), ("page", .int(page))]
+            if let position { members.append(("position", .object([("offset", .int(position.offset)), ("spineIndex", .int(position.spineIndex))]))) }
+            writeStdout(bytes: JSON.object(members).serializedBytes(pretty: false) + [0x0A])
         } else {
             writeStdout("\(page)\n")
-            writeStdout(bytes: JSON.from(locator).serializedBytes(pretty: false) + [0x0A])
+            writeStdout(bytes: locator.serializedBytes(pretty: false) + [0x0A])
         }
     }
 

@@ -1,8 +1,6 @@
 @preconcurrency import Glibc
-import Dispatch
 
 import Quire
-import Synchronization
 
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
@@ -67,227 +65,146 @@ enum RenderCommand {
         try options.integer("jobs") ?? SystemEnvironment.processorCount
     }
 
-    /// "1-5,8,10-" → page numbers (1-based) within 1...count.
-    static func pageSelection(_ text: String?, count: Int) throws -> [Int] {
-        guard let text else { return Array(1...max(count, 1)).filter { $0 <= count } }
-        var pages = Set<Int>()
-        for part in text.split(separator: ",") {
-            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { String($0).trimmingWhitespace() }
-            guard bounds.count <= 2, let low = Int(bounds[0].isEmpty ? "1" : bounds[0]) else {
-                throw QuireError.usage("--pages takes ranges such as 1-5,8,10-")
-            }
-            let high = bounds.count == 2 ? (bounds[1].isEmpty ? count : Int(bounds[1]) ?? -1) : low
-            guard low >= 1, high >= low else { throw QuireError.usage("--pages takes ranges such as 1-5,8,10-") }
-            // Pages past the end are left out (a range may run past it).
-            if low <= count { for page in low...min(high, count) { pages.insert(page) } }
-        }
-        guard !pages.isEmpty || count == 0 else {
-            throw QuireError.usage("--pages \(text): the book has \(count) page\(count == 1 ? "" : "s")")
-        }
-        return pages.sorted()
-    }
-
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(arguments, valued: valued, boolean: boolean)
         guard options.positionals.count == 1 else { throw QuireError.usage("render takes one book: quire render BOOK --out DIR") }
         guard let out = options.value("out") else { throw QuireError.usage("render needs --out DIR") }
         let path = options.positionals[0]
         try InputFile.checkReadable(path)
-        if try InputFile.sniff(path) == .pdf {
-            try PDFRenderCommand.run(options, path: path, out: out)
-            return
-        }
-        for name in ["password", "rotate", "split"] where options.value(name) != nil {
-            throw QuireError.usage("--\(name) is for PDF input only")
-        }
-        if options.flag("crop") { throw QuireError.usage("--crop is for PDF input only") }
-        let (settings, profileName) = try settings(options)
+        let isPDF = try InputFile.sniff(path) == .pdf
         var paint = PaintSettings()
-        if let theme = options.value("theme") {
-            guard let value = Theme(rawValue: theme) else { throw QuireError.usage("--theme is one of light, sepia, dark") }
-            paint.theme = value
+        if isPDF {
+            paint.compressionLevel = PDFRenderOptions().compressionLevel
+        } else {
+            for name in ["password", "rotate", "split"] where options.value(name) != nil {
+                throw QuireError.usage("--\(name) is for PDF input only")
+            }
+            if options.flag("crop") { throw QuireError.usage("--crop is for PDF input only") }
+            if let theme = options.value("theme") {
+                guard let value = Theme(rawValue: theme) else { throw QuireError.usage("--theme is one of light, sepia, dark") }
+                paint.theme = value
+            }
         }
         paint.gray = options.flag("gray") || options.flag("dither")
         paint.dither16 = options.flag("dither")
+        let settings = isPDF ? try pdfSettings(options) : try paginationSettings(options)
+        let pages = try options.value("pages").map(PageRanges.init(parsing:))
         let jobs = try jobs(options)
         let mapOnly = options.flag("map-only")
         let showProgress = isatty(2) == 1 && !options.flag("quiet")
 
-        // The map's file hashes, read on another core while the book is opened (a serial stretch).
-        let identity = Background { try PositionMap.BookIdentity.of(file: path) }
-        let container = try EPUBContainer.open(path: path, limits: try options.limits()) { metadata in
+        let book = try Book.open(path, limits: try options.limits(), password: options.value("password")) { metadata in
             // The dictionary takes milliseconds to load, which the first workers would wait for.
-            if settings.hyphenation, let language = metadata.languages.first { Hyphenator.preloadInBackground(language) }
+            if settings.layout.hyphenation, let language = metadata.languages.first { Hyphenator.preloadInBackground(language) }
         }
-        let layout = try BookLayout(container: container, settings: settings)
-        if let file = options.value("image-sizes") {
-            // Sizes given up front (benchmarks: the layout a book with perfect width/height attributes gets).
-            guard let data = FileSystem.read(file), let object = (try? JSONReader.parse(data)) as? [String: Any] else {
-                throw QuireError.cannotOpen(path: file, reason: "expected a JSON object of path → [width, height]")
-            }
-            layout.knownImageSizes = object.compactMapValues { value in
-                guard let size = (value as? [Any])?.compactMap(JSONReader.double), size.count == 2 else { return nil }
-                return .measured(width: size[0], height: size[1], hasIntrinsicSize: true)
-            }
-        }
+        let pagination = try Pagination(book, settings: settings)
         if let target = options.value("open-at") {
             // Answered through the full-extent guard before the whole book is laid out.
-            writeStdout("\(try OpenAt.resolve(target, layout: layout))\n")
+            writeStdout("\(try OpenAt.pageNumber(target, pagination))\n")
         }
-        try Output.createDirectory(out)
-        // Without --pages every page is painted: each chapter is painted on its worker as soon as it
-        // is laid out (to a provisional name), so memory holds one chapter's display lists per worker.
-        let streaming = !mapOnly && options.value("pages") == nil
-        let failure = FailureBox()
-        let paintSettings = paint
-        if !mapOnly { try DelayLoad.requireCairo() }
-        if streaming { try Output.createDirectory(out + "/pages") }
-        let streamProgress = Progress(total: container.publication.spine.count, enabled: showProgress && streaming, unit: "chapters")
-        let spineStep = container.publication.spineStep
-        let targets = ChapterPositions.Targets(container.publication)
-        // Each chapter's `ChapterPositions`, collected from the layout workers.
-        let chapterPositions = Mutex<[Int: ChapterPositions]>([:])
-        // Images that could not be drawn (a placeholder box stands in): reported in the map.
-        let paintWarnings = Mutex<Set<String>>([])
-        let result = layout.layout(jobs: jobs, buildItems: !mapOnly) { chapter in
-            // What the map needs from the DOM is taken on the worker; then the DOM can go.
-            if let positions = ChapterPositions(chapter: chapter, publication: container.publication, spineStep: spineStep, targets: targets) {
-                chapterPositions.withLock { $0[chapter.spineIndex] = positions }
-            }
-            chapter.document = nil
-            guard streaming, !failure.failed else { return }
-            let painter = Painter(resources: { try? container.read(path: $0) })
-            for index in chapter.pages.indices {
-                do {
-                    try painter.writePNG(chapter.pages[index], settings: paintSettings, to: out + "/pages/" + Self.provisionalName(chapter.spineIndex, index))
-                } catch {
-                    failure.record(error)
-                }
-                chapter.pages[index].items = []
-            }
-            paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
-            streamProgress.step()
-        }
-        streamProgress.finish()
-        if let error = failure.error { throw error }
-        let pages = result.chapters.flatMap(\.pages)
-        let selection = try pageSelection(options.value("pages"), count: pages.count)
-        let digits = PositionMap.digits(forPageCount: pages.count)
-        if streaming {
-            // Final names follow the book's page numbers, known only now.
-            var number = 1
-            for chapter in result.chapters {
-                for index in chapter.pages.indices {
-                    let from = out + "/pages/" + Self.provisionalName(chapter.spineIndex, index)
-                    let to = out + "/" + PositionMap.imageName(forPage: number, digits: digits)
-                    guard rename(from, to) == 0 else {
-                        throw QuireError.cannotCreateOutput(path: to, reason: String(cString: strerror(errno)))
-                    }
-                    number += 1
-                }
-            }
-        } else if !mapOnly {
-            try Output.createDirectory(out + "/pages")
-            let next = Counter()
-            let progress = Progress(total: selection.count, enabled: showProgress)
-            DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, selection.count))) { _ in
-                let painter = Painter(resources: { try? container.read(path: $0) })
-                while true {
-                    let slot = next.take()
-                    guard slot < selection.count, !failure.failed else { break }
-                    let number = selection[slot]
-                    do {
-                        try painter.writePNG(pages[number - 1], settings: paintSettings, to: out + "/" + PositionMap.imageName(forPage: number, digits: digits))
-                    } catch {
-                        failure.record(error)
-                    }
-                    progress.step()
-                }
-                paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
-            }
-            progress.finish()
-            if let error = failure.error { throw error }
-        }
-        let map = PositionMap.json(
-            layout: layout, result: result, identity: try identity.value(), profileName: profileName, withImages: !mapOnly,
-            extraWarnings: paintWarnings.withLock { $0 }.sorted().map { Warning("image-not-drawn", $0) },
-            positions: chapterPositions.withLock { $0 })
-        try Output.writeAtomically(map, to: out + "/positions.json")
-        if let statsPath = options.value("stats") {
-            let spacing = result.spacing
-            let stats = JSON.object([
-                ("pages", .int(pages.count)),
-                ("shapingCacheHits", .int(result.shapingHits)), ("shapingCacheMisses", .int(result.shapingMisses)),
-                (
-                    "justifiedSpaces",
-                    .object([
-                        ("count", .int(spacing.count)), ("mean", .double(spacing.mean)),
-                        ("standardDeviation", .double(spacing.standardDeviation)),
-                    ])
-                ),
-                ("missingGlyphs", .int(result.chapters.reduce(0) { $0 + $1.missingGlyphs })),
-                ("settlePasses", .int(result.chapters.reduce(0) { $0 + $1.settle.passes })),
-                ("imagesMeasured", .int(result.chapters.reduce(0) { $0 + $1.settle.measured })),
-                ("imageSizes", .object(imageSizes(result.chapters).map { ($0.path, JSON.array([.double($0.size.0), .double($0.size.1)])) })),
-            ])
-            try Output.writeAtomically(stats.serializedBytes() + [0x0A], to: statsPath)
+        var request = WriteRequest(directory: out, paint: mapOnly ? nil : paint)
+        request.pages = pages
+        request.jobs = jobs
+        let progress = Progress(enabled: showProgress && !mapOnly)
+        request.progress = { done, total, unit in progress.show(done, total, unit) }
+        let report = try pagination.write(request)
+        progress.finish()
+        if let statsPath = options.value("stats"), let statistics = report.statistics {
+            try FileSystem.writeAtomically(statisticsJSON(statistics, pages: report.pageCount).serializedBytes() + [0x0A], to: statsPath)
         }
         if !options.flag("quiet") {
-            let hitRate = result.shapingHits + result.shapingMisses == 0 ? 0 : 100 * Double(result.shapingHits) / Double(result.shapingHits + result.shapingMisses)
-            fputs(
-                "quire: \(pages.count) pages\(mapOnly ? "" : ", \(selection.count) painted") → \(out)/ (shaping cache hit rate \(fixedDecimals(hitRate, 1))%)\n",
-                stderr)
+            if let sources = report.sourcePageCount {
+                fputs("quire: \(sources) PDF pages → \(report.pageCount) output pages, \(report.painted) rendered → \(out)/\n", stderr)
+            } else {
+                let statistics = report.statistics
+                let lookups = (statistics?.shapingHits ?? 0) + (statistics?.shapingMisses ?? 0)
+                let hitRate = lookups == 0 ? 0 : 100 * Double(statistics?.shapingHits ?? 0) / Double(lookups)
+                fputs(
+                    "quire: \(report.pageCount) pages\(mapOnly ? "" : ", \(report.painted) painted") → \(out)/ (shaping cache hit rate \(fixedDecimals(hitRate, 1))%)\n",
+                    stderr)
+            }
         }
         // Everything is written: end the process here rather than release the book's layout, map
         // and caches object by object on the way out (about 3 ms of a 150 ms Moby-Dick run).
         exit(0)
     }
 
-    /// Each measured image once (an image used by several chapters has one size), sorted by path:
-    /// a JSON object must not repeat a key.
-    static func imageSizes(_ chapters: [ChapterLayout]) -> [(path: String, size: (Double, Double))] {
-        var sizes: [String: (Double, Double)] = [:]
-        for chapter in chapters { sizes.merge(chapter.imageSizes) { first, _ in first } }
-        return sizes.sorted { $0.key < $1.key }.map { (path: $0.key, size: $0.value) }
+    /// `--stats`: shaping cache, justification, settling and the measured image sizes.
+    static func statisticsJSON(_ statistics: LayoutStatistics, pages: Int) -> JSON {
+        let spacing = statistics.spacing
+        return JSON.object([
+            ("pages", .int(pages)),
+            ("shapingCacheHits", .int(statistics.shapingHits)), ("shapingCacheMisses", .int(statistics.shapingMisses)),
+            (
+                "justifiedSpaces",
+                .object([
+                    ("count", .int(spacing.count)), ("mean", .double(spacing.mean)),
+                    ("standardDeviation", .double(spacing.standardDeviation)),
+                ])
+            ),
+            ("missingGlyphs", .int(statistics.missingGlyphs)),
+            ("settlePasses", .int(statistics.settlePasses)),
+            ("imagesMeasured", .int(statistics.imagesMeasured)),
+            ("imageSizes", .object(statistics.imageSizes.map { ($0.path, JSON.array([.double($0.width), .double($0.height)])) })),
+        ])
     }
-}
 
-final class FailureBox: @unchecked Sendable {
-    private let lock = Lock()
-    private(set) var error: Error?
-    var failed: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return error != nil
+    /// The reading settings of an EPUB render, with `--image-sizes` (sizes given up front, for
+    /// benchmarks: the layout a book with perfect width/height attributes gets).
+    static func paginationSettings(_ options: Arguments) throws -> PaginationSettings {
+        let (layout, name) = try settings(options)
+        var settings = PaginationSettings(layout: layout, profileName: name)
+        if let file = options.value("image-sizes") {
+            guard let data = FileSystem.read(file), let object = (try? JSONReader.parse(data)) as? [String: Any] else {
+                throw QuireError.cannotOpen(path: file, reason: "expected a JSON object of path → [width, height]")
+            }
+            settings.knownImageSizes = object.compactMapValues { value in
+                guard let size = (value as? [Any])?.compactMap(JSONReader.double), size.count == 2 else { return nil }
+                return .measured(width: size[0], height: size[1], hasIntrinsicSize: true)
+            }
+        }
+        return settings
     }
-    func record(_ error: Error) {
-        lock.lock()
-        if self.error == nil { self.error = error }
-        lock.unlock()
+
+    /// A PDF's geometry (`--dpi`, or a box to fit from `--profile`/`--size`) and page preparation.
+    static func pdfSettings(_ options: Arguments) throws -> PaginationSettings {
+        let hasGeometry = options.value("profile") != nil || options.value("size") != nil
+        var settings: PaginationSettings
+        if let dpi = options.value("dpi"), !hasGeometry {
+            guard let value = Double(dpi), value >= 36, value <= 1200 else { throw QuireError.usage("--dpi needs a number from 36 to 1200") }
+            settings = PaginationSettings(layout: LayoutSettings(profile: PageProfile.named("kobo-clara")!))
+            settings.pdfScale = .dpi(value)
+        } else {
+            let (layout, name) = try self.settings(options)
+            settings = PaginationSettings(layout: layout, profileName: name)
+        }
+        var rotation = Rotation.none
+        if let text = options.value("rotate") {
+            guard let degrees = Int(text), [0, 90, 180, 270].contains(degrees), let value = Rotation(degrees: degrees) else {
+                throw QuireError.usage("--rotate is one of 0, 90, 180, 270")
+            }
+            rotation = value
+        }
+        var split = SplitMode.none
+        if let text = options.value("split") {
+            guard let value = SplitMode(rawValue: text) else { throw QuireError.usage("--split is one of ltr, rtl, none") }
+            split = value
+        }
+        settings.pdfPreparation = PagePreparation(rotate: rotation, crop: options.flag("crop"), split: split)
+        return settings
     }
 }
 
 /// A progress bar on stderr, only when it is a terminal.
-final class Progress: @unchecked Sendable {
-    private let lock = Lock()
-    private let total: Int
+final class Progress: Sendable {
     private let enabled: Bool
-    private let unit: String
-    private var done = 0
 
-    init(total: Int, enabled: Bool, unit: String = "pages") {
-        self.total = total
-        self.enabled = enabled
-        self.unit = unit
-    }
+    init(enabled: Bool) { self.enabled = enabled }
 
-    func step() {
+    func show(_ done: Int, _ total: Int, _ unit: String) {
         guard enabled else { return }
-        lock.lock()
-        done += 1
-        let filled = total == 0 ? 30 : done * 30 / total
+        let filled = total == 0 ? 30 : min(30, done * 30 / total)
         fputs("\r[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] \(done)/\(total) \(unit)", stderr)
-        lock.unlock()
     }
 
     func finish() {
@@ -295,92 +212,19 @@ final class Progress: @unchecked Sendable {
     }
 }
 
-enum Output {
-    static func createDirectory(_ path: String) throws {
-        do {
-            try FileSystem.createDirectory(path)
-        } catch {
-            throw QuireError.cannotCreateOutput(path: path, reason: error.description)
-        }
-    }
-
-    /// Writes to a temporary name beside the target, then renames: never a half-written file.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        try writeAtomically(to: path) { write in write(bytes) }
-    }
-
-    /// A JSON document and a final newline, streamed (a map is never whole in memory as bytes).
-    static func writeAtomically(_ json: JSON, to path: String) throws {
-        try writeAtomically(to: path) { write in
-            json.serialize(emit: write)
-            write([0x0A])
-        }
-    }
-
-    static func writeAtomically(to path: String, _ produce: ((([UInt8]) -> Void)) -> Void) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        do {
-            try FileSystem.write(to: temporary, produce)
-        } catch {
-            unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: error.description)
-        }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
-        }
-    }
-}
-
 /// `--open-at TARGET`: a page number, `last`, or a Locator (JSON) → the 1-based page it opens at.
 /// The first page of the book answers at once; anything else waits for the chapters it depends on.
-extension RenderCommand {
-    static func provisionalName(_ spineIndex: Int, _ page: Int) -> String {
-        ".chapter-\(spineIndex)-page-\(page).png"
-    }
-}
-
 enum OpenAt {
-    static func resolve(_ target: String, layout: BookLayout) throws -> Int {
-        let spine = layout.container.publication.spine
-        func handle(_ index: Int) -> ChapterHandle { ChapterHandle(layout: layout, spineIndex: index) }
-        func pagesBefore(_ index: Int) -> Int { (0..<index).reduce(0) { $0 + handle($1).pageCount } }
-        if target == "last" {
-            return pagesBefore(spine.count - 1) + handle(spine.count - 1).pageCount
-        }
+    static func pageNumber(_ target: String, _ pagination: Pagination) throws -> Int {
+        if target == "last" { return try pagination.pageNumber(of: pagination.resolve(.lastPage)) }
         if let number = Int(target) {
             guard number >= 1 else { throw QuireError.usage("--open-at takes a page number from 1, last, or a locator") }
-            if number == 1 {
-                _ = handle(0).firstPage()
-                return 1
-            }
-            var remaining = number
-            for index in spine.indices {
-                let count = handle(index).pageCount
-                if remaining <= count { return number }
-                remaining -= count
-            }
-            throw QuireError.unresolvable("page \(number) is past the end of the book")
+            return try pagination.pageNumber(of: pagination.resolve(.page(number)))
         }
-        guard let locator = (try? JSONReader.parse(target)) as? [String: Any],
-            let href = locator["href"] as? String
-        else { throw QuireError.usage("--open-at takes a page number, last, or a locator JSON object with an href") }
-        let path = PercentEncoding.decode(String(href.split(separator: "#").first ?? ""))
-        guard let index = spine.firstIndex(where: { item in
-            let manifest = layout.container.publication.item(for: item)
-            return manifest?.path == path || manifest?.href == path
-        }) else { throw QuireError.unresolvable("href '\(href)' is not in the book") }
-        let progression = JSONReader.double((locator["locations"] as? [String: Any])?["progression"]) ?? 0
-        let chapter = handle(index)
-        if progression == 0 {
-            // The chapter's first page: its offset cannot depend on what follows; only the pages
-            // before it must be known.
-            return pagesBefore(index) + 1
+        guard let object = (try? JSONReader.parse(target)) as? [String: Any], object["href"] is String else {
+            throw QuireError.usage("--open-at takes a page number, last, or a locator JSON object with an href")
         }
-        let settled = chapter.settled()
-        let offset = Int((progression * Double(settled.textLength)).rounded())
-        guard let page = chapter.pageIndex(containing: offset) else { throw QuireError.unresolvable("progression \(progression) is outside the chapter") }
-        return pagesBefore(index) + page + 1
+        return try pagination.pageNumber(of: pagination.resolve(.locator(Locator(json: object))))
     }
 }
 

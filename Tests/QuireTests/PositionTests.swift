@@ -192,21 +192,22 @@ final class PositionTests: XCTestCase {
         let anchors = BookAnchors(container: try EPUBContainer.open(path: book))
         var mismatches: [String] = []
         for page in 1...map.pageCount {
-            let entry = try map.pageJSON(page)
+            let entry = try map.entry(page: page)
             let start = try map.startPosition(ofPage: page)
             let canonical = try map.page(of: start)
             if canonical != page && (page == map.pageCount || map.pageStarts[page] != start) {
                 mismatches.append("page \(page): canonical \(canonical)")
             }
             let locator = Locate.startLocator(entry)
-            let (viaLocator, _) = try Locate.resolve(locator: ["href": locator["href"]!, "locations": ["progression": (locator["locations"] as! [String: Any])["progression"]!]], map: map, book: { anchors })
+            let progressionOnly = Locator(href: locator.href, type: locator.type, locations: .init(progression: locator.locations.progression))
+            let (viaLocator, _) = try Locate.resolve(locator: progressionOnly, map: map, book: { anchors })
             if viaLocator != canonical { mismatches.append("page \(page): locator → \(viaLocator)") }
-            let view = entry["start"] as! [String: Any]
-            if let cfi = view["cfi"] as? String {
+            let view = try XCTUnwrap(entry.text).start
+            if let cfi = view.cfi {
                 let viaCFI = try map.page(of: anchors.position(cfi: cfi, spineStep: map.spineStep))
                 if viaCFI != canonical { mismatches.append("page \(page): cfi \(cfi) → \(viaCFI)") }
             }
-            if let pointer = view["xpointer"] as? String {
+            if let pointer = view.xpointer {
                 let viaXPointer = try map.page(of: anchors.position(xpointer: pointer))
                 if viaXPointer != canonical { mismatches.append("page \(page): xpointer \(pointer) → \(viaXPointer)") }
             }

@@ -26,6 +26,11 @@ void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int wi
 int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
                          int level, char *error, size_t error_capacity);
 
+/// quire_png_write_xrgb into memory: on success `*out` is malloc'd (the caller frees) with
+/// `*out_size` bytes, the same bytes the file would hold.
+int quire_png_encode_xrgb(const uint8_t *src, int src_stride, int width, int height, int gray_levels, int level,
+                          uint8_t **out, size_t *out_size, char *error, size_t error_capacity);
+
 /// Reads a PNG as 8-bit grey (channels 1) or RGB (channels 3; palettes and alpha are flattened
 /// onto white), rows packed. On success `*pixels` is malloc'd (caller frees) and 0 is returned;
 /// otherwise -1 with a message in `error`. For tests and tools, not the render path.

@@ -1,0 +1,172 @@
+import QuireContainer
+import QuireCore
+import QuirePDF
+import QuirePositions
+
+/// An opened book, EPUB or PDF: what it is and what it holds, before anything is laid out.
+/// Open one with `Book.open`, then paginate it with `Pagination`.
+public final class Book: Sendable {
+    public enum Format: String, Sendable {
+        case epub, pdf
+    }
+
+    /// A table-of-contents, page-list or landmarks entry, as the book gives it.
+    public struct NavigationEntry: Sendable, Hashable {
+        public var title: String
+        /// The target inside the book (`path#fragment`), or nil where the entry points nowhere.
+        public var href: String?
+        /// `epub:type` of the link (landmarks), or nil.
+        public var type: String?
+        /// For a PDF outline entry: the 1-based page it opens.
+        public var pdfPage: Int?
+        public var children: [NavigationEntry]
+    }
+
+    public let path: String
+    public let format: Format
+    public let title: String?
+    /// The EPUB's unique identifier (nil for a PDF).
+    public let identifier: String?
+    public let languages: [String]
+    public let authors: [String]
+    /// `reflowable` or `pre-paginated` (a PDF is pre-paginated).
+    public let layout: String
+    /// `ltr`, `rtl` or `default`.
+    public let pageProgression: String
+    public let toc: [NavigationEntry]
+    public let pageList: [NavigationEntry]
+    public let landmarks: [NavigationEntry]
+    /// Problems found while reading the book that did not stop it from opening.
+    public let warnings: [Warning]
+
+    let content: Content
+    let limits: Limits
+    /// SHA-256 and KOReader's partial MD5 of the file, read on a thread of its own from the moment
+    /// the book is opened (a map needs them; most of the opening is single-threaded).
+    private let identityJob: BackgroundJob<PositionMap.BookIdentity>
+
+    enum Content: Sendable {
+        case epub(EPUBContainer)
+        case pdf(PDFInfo, password: String?)
+    }
+
+    var container: EPUBContainer? { if case .epub(let container) = content { return container } else { return nil } }
+
+    /// Opens an EPUB (2 or 3) or a PDF. Throws `QuireError`; `BookFailure(error)` turns it into
+    /// the reason a reader shows (missing, corrupt, DRM, unsupported, password).
+    /// `metadataRead` runs as soon as an EPUB's metadata is known, before its navigation is read.
+    public static func open(
+        _ path: String, limits: Limits = .standard, password: String? = nil, metadataRead: (Metadata) -> Void = { _ in }
+    ) throws -> Book {
+        try InputFile.checkReadable(path)
+        let identity = BackgroundJob { try PositionMap.BookIdentity.of(file: path) }
+        if try InputFile.sniff(path) == .pdf {
+            try DelayLoad.requirePoppler()
+            let info = try PDFDocument(path: path, password: password).info()
+            return Book(path: path, content: .pdf(info, password: password), limits: limits, identity: identity)
+        }
+        let container = try EPUBContainer.open(path: path, limits: limits, metadataRead: metadataRead)
+        return Book(path: path, content: .epub(container), limits: limits, identity: identity)
+    }
+
+    private init(path: String, content: Content, limits: Limits, identity: BackgroundJob<PositionMap.BookIdentity>) {
+        self.path = path
+        self.content = content
+        self.limits = limits
+        identityJob = identity
+        switch content {
+        case .epub(let container):
+            let publication = container.publication
+            let metadata = publication.metadata
+            format = .epub
+            title = metadata.title
+            identifier = metadata.uniqueIdentifier
+            languages = metadata.languages
+            authors = metadata.creators.map(\.name)
+            layout = metadata.layout.rawValue
+            pageProgression = publication.pageProgression.rawValue
+            func entries(_ points: [NavPoint]) -> [NavigationEntry] {
+                points.map { point in
+                    let href = point.target.map { target in target.path + (target.fragment.map { "#" + $0 } ?? "") }
+                    return NavigationEntry(title: point.title, href: href, type: point.type, pdfPage: nil, children: entries(point.children))
+                }
+            }
+            toc = entries(publication.navigation.toc)
+            pageList = entries(publication.navigation.pageList)
+            landmarks = entries(publication.navigation.landmarks)
+            warnings = publication.warnings
+        case .pdf(let info, _):
+            format = .pdf
+            title = info.metadata.title
+            identifier = nil
+            languages = []
+            authors = info.metadata.author.map { [$0] } ?? []
+            layout = "pre-paginated"
+            pageProgression = "default"
+            func entries(_ items: [PDFOutlineItem]) -> [NavigationEntry] {
+                items.map { NavigationEntry(title: $0.title, href: nil, type: nil, pdfPage: $0.page, children: entries($0.children)) }
+            }
+            toc = entries(info.outline)
+            pageList = []
+            landmarks = []
+            warnings = info.warnings
+        }
+    }
+
+    /// The file's SHA-256 and KOReader partial MD5 (waits for the read started at opening).
+    public func identity() throws -> PositionMap.BookIdentity { try identityJob.value() }
+}
+
+/// Why a book cannot be shown, in the words a reader needs (each maps to the CLI's exit code).
+public enum BookFailure: Sendable, Equatable {
+    /// No such file, or it cannot be read.
+    case missing(String)
+    /// Not an EPUB or PDF, a damaged archive or document, hostile content past a limit.
+    case corrupt(String)
+    /// DRM-protected: encrypted with anything other than font obfuscation.
+    case drm(String)
+    /// An encrypted PDF without its password, or with a wrong one.
+    case passwordRequired(String)
+    /// Well-formed, but something Quire cannot do (or a library it needs cannot be loaded).
+    case unsupported(String)
+
+    /// The kind of failure for any error `Book.open` or a pagination throws.
+    public init(_ error: Error) {
+        guard let error = error as? QuireError else {
+            self = .unsupported("\(error)")
+            return
+        }
+        switch error {
+        case .notFound, .cannotOpen: self = .missing(error.description)
+        case .drmProtected: self = .drm(error.description)
+        case .passwordRequired: self = .passwordRequired(error.description)
+        case .unsupported, .usage, .unresolvable, .cannotCreateOutput, .io: self = .unsupported(error.description)
+        default: self = .corrupt(error.description)
+        }
+    }
+
+    /// One line for a screen or a log.
+    public var reason: String {
+        switch self {
+        case .missing(let text), .corrupt(let text), .drm(let text), .passwordRequired(let text), .unsupported(let text): return text
+        }
+    }
+}
+
+/// Work started on a thread of its own (never Dispatch's pool: see `startThread`), whose result
+/// is waited for when it is needed.
+final class BackgroundJob<Value: Sendable>: Sendable {
+    private let result = LockedValue<Result<Value, Error>?>(nil)
+
+    init(_ work: @escaping @Sendable () throws -> Value) {
+        let result = self.result
+        startThread {
+            let value = Result(catching: work)
+            result.withLock { $0 = value }
+        }
+    }
+
+    func value() throws -> Value {
+        try result.withLock(waitingUntil: { $0 != nil }) { $0! }.get()
+    }
+}

@@ -1,0 +1,268 @@
+import Dispatch
+import Glibc
+import QuireCore
+import QuireLayout
+import QuirePaint
+import QuirePDF
+import QuirePositions
+
+/// What `Pagination.write` produces: the pages (PNG), the map, or both, into a directory.
+public struct WriteRequest: Sendable {
+    public var directory: String
+    /// nil writes the map only (every page's `image` is null).
+    public var paint: PaintSettings?
+    /// The pages to paint (nil: every page). For a PDF, source pages.
+    public var pages: PageRanges? = nil
+    public var jobs = SystemEnvironment.processorCount
+    /// Called after each chapter (EPUB, painting every page) or page: done, total and the unit.
+    public var progress: (@Sendable (Int, Int, String) -> Void)? = nil
+
+    public init(directory: String, paint: PaintSettings?) {
+        self.directory = directory
+        self.paint = paint
+    }
+}
+
+/// What a write did, with the statistics `--stats` reports.
+public struct WriteReport: Sendable {
+    public var map: PositionMap
+    /// Pages in the book (for a PDF: output pages, after splitting spreads).
+    public var pageCount: Int
+    /// A PDF's own pages.
+    public var sourcePageCount: Int?
+    public var painted: Int
+    public var statistics: LayoutStatistics?
+}
+
+/// Layout statistics of an EPUB's pagination.
+public struct LayoutStatistics: Sendable {
+    public var shapingHits: Int
+    public var shapingMisses: Int
+    public var spacing: SpacingStatistics
+    public var missingGlyphs: Int
+    public var settlePasses: Int
+    public var imagesMeasured: Int
+    /// Each measured image once (CSS px), sorted by path.
+    public var imageSizes: [(path: String, width: Double, height: Double)]
+}
+
+extension Pagination {
+    /// Writes `DIR/pages/NNNN.png` and `DIR/positions.json` (each file atomically). Painting every
+    /// page of an EPUB paints each chapter on its layout worker as soon as it is laid out, so
+    /// memory holds one chapter's display lists per worker.
+    public func write(_ request: WriteRequest) throws -> WriteReport {
+        switch engine {
+        case .reflow(let pages): return try pages.write(request)
+        case .pdf(let pages): return try pages.write(request)
+        }
+    }
+
+}
+
+/// Page ranges such as `1-5,8,10-` (1-based; an open end runs to the last page).
+public struct PageRanges: Sendable, Hashable {
+    public var ranges: [ClosedRange<Int>]
+    /// Ranges whose end is the book's last page, by their first page.
+    public var openEnded: [Int]
+
+    public init(parsing text: String) throws {
+        ranges = []
+        openEnded = []
+        for part in text.split(separator: ",") {
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { String($0).trimmingWhitespace() }
+            guard bounds.count <= 2, let low = Int(bounds[0].isEmpty ? "1" : bounds[0]), low >= 1 else {
+                throw QuireError.usage("--pages takes ranges such as 1-5,8,10-")
+            }
+            if bounds.count == 2, bounds[1].isEmpty {
+                openEnded.append(low)
+                continue
+            }
+            let high = bounds.count == 2 ? Int(bounds[1]) ?? -1 : low
+            guard high >= low else { throw QuireError.usage("--pages takes ranges such as 1-5,8,10-") }
+            ranges.append(low...high)
+        }
+        guard !ranges.isEmpty || !openEnded.isEmpty else { throw QuireError.usage("--pages takes ranges such as 1-5,8,10-") }
+        self.text = text
+    }
+
+    private var text: String
+
+    /// The selected pages of a book of `count` pages, in order. Pages past the end are left
+    /// out (a range may run past it); selecting none of the book's pages is an error.
+    public func pages(count: Int) throws -> [Int] {
+        var pages = Set<Int>()
+        for range in ranges where range.lowerBound <= count { pages.formUnion(range.lowerBound...min(range.upperBound, count)) }
+        for low in openEnded where low <= count { pages.formUnion(low...count) }
+        guard !pages.isEmpty || count == 0 else {
+            throw QuireError.usage("--pages \(text): the book has \(count) page\(count == 1 ? "" : "s")")
+        }
+        return pages.sorted()
+    }
+}
+
+/// Keeps the first error that workers report.
+private final class FirstError: Sendable {
+    private let error = LockedValue<Error?>(nil)
+    var failed: Bool { error.withLock { $0 != nil } }
+    var value: Error? { error.withLock { $0 } }
+    func record(_ value: Error) { error.withLock { if $0 == nil { $0 = value } } }
+}
+
+enum OutputFiles {
+    static func createDirectory(_ path: String) throws {
+        do {
+            try FileSystem.createDirectory(path)
+        } catch {
+            throw QuireError.cannotCreateOutput(path: path, reason: error.description)
+        }
+    }
+
+    /// A JSON document and a final newline, streamed (a map is never whole in memory as bytes).
+    static func writeAtomically(_ json: JSON, to path: String) throws {
+        try FileSystem.writeAtomically(to: path) { write in
+            json.serialize(emit: write)
+            write([0x0A])
+        }
+    }
+
+    static func provisionalName(_ spineIndex: Int, _ page: Int) -> String { ".chapter-\(spineIndex)-page-\(page).png" }
+}
+
+extension ReflowPages {
+    func write(_ request: WriteRequest) throws -> WriteReport {
+        let out = request.directory
+        try OutputFiles.createDirectory(out)
+        let streaming = request.paint != nil && request.pages == nil
+        let failure = FirstError()
+        if request.paint != nil { try DelayLoad.requireCairo() }
+        if streaming { try OutputFiles.createDirectory(out + "/pages") }
+        // Images that could not be drawn (a placeholder box stands in): reported in the map.
+        let paintWarnings = LockedValue<Set<String>>([])
+        let spineCount = self.spineCount
+        let done = LockedValue(0)
+        var allPages: [Page] = []
+        if let paint = request.paint {
+            let container = self.container
+            let result = layout.layout(jobs: request.jobs, buildItems: true) { [self] chapter in
+                record(chapter)
+                chapter.document = nil
+                guard streaming, !failure.failed else { return }
+                let painter = Painter(resources: { try? container.read(path: $0) })
+                for index in chapter.pages.indices {
+                    do {
+                        try painter.writePNG(chapter.pages[index], settings: paint, to: out + "/pages/" + OutputFiles.provisionalName(chapter.spineIndex, index))
+                    } catch {
+                        failure.record(error)
+                    }
+                    chapter.pages[index].items = []
+                }
+                paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
+                let count = done.withLock { count in
+                    count += 1
+                    return count
+                }
+                request.progress?(count, spineCount, "chapters")
+            }
+            noteShaping(hits: result.shapingHits, misses: result.shapingMisses)
+            if let error = failure.value { throw error }
+            if !streaming { allPages = result.chapters.flatMap(\.pages) }
+        }
+        let chapters = summaries(jobs: request.jobs).map(\.layout)
+        let pageCount = chapters.reduce(0) { $0 + $1.pages.count }
+        let selection = try request.pages?.pages(count: pageCount) ?? Array(stride(from: 1, through: pageCount, by: 1))
+        let digits = PositionMap.digits(forPageCount: pageCount)
+        var painted = 0
+        if streaming {
+            // Final names follow the book's page numbers, known only now.
+            var number = 1
+            for chapter in chapters {
+                for index in chapter.pages.indices {
+                    let from = out + "/pages/" + OutputFiles.provisionalName(chapter.spineIndex, index)
+                    let to = out + "/" + PositionMap.imageName(forPage: number, digits: digits)
+                    guard rename(from, to) == 0 else { throw QuireError.cannotCreateOutput(path: to, reason: String(cString: strerror(errno))) }
+                    number += 1
+                }
+            }
+            painted = pageCount
+        } else if let paint = request.paint {
+            try OutputFiles.createDirectory(out + "/pages")
+            done.withLock { $0 = 0 }
+            let next = LockedValue(0)
+            let container = self.container
+            let frozen = allPages
+            DispatchQueue.concurrentPerform(iterations: max(1, min(request.jobs, selection.count))) { _ in
+                let painter = Painter(resources: { try? container.read(path: $0) })
+                while true {
+                    let slot = next.withLock { value in
+                        value += 1
+                        return value - 1
+                    }
+                    guard slot < selection.count, !failure.failed else { break }
+                    let number = selection[slot]
+                    do {
+                        try painter.writePNG(frozen[number - 1], settings: paint, to: out + "/" + PositionMap.imageName(forPage: number, digits: digits))
+                    } catch {
+                        failure.record(error)
+                    }
+                    let count = done.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    request.progress?(count, selection.count, "pages")
+                }
+                paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
+            }
+            if let error = failure.value { throw error }
+            painted = selection.count
+        }
+        let map = try self.map(
+            jobs: request.jobs, withImages: request.paint != nil,
+            extraWarnings: paintWarnings.withLock { $0 }.sorted().map { Warning("image-not-drawn", $0) })
+        try OutputFiles.writeAtomically(map.json, to: out + "/positions.json")
+        return WriteReport(map: map, pageCount: pageCount, sourcePageCount: nil, painted: painted, statistics: statistics(chapters))
+    }
+
+    private func statistics(_ chapters: [ChapterLayout]) -> LayoutStatistics {
+        var sizes: [String: (Double, Double)] = [:]
+        for chapter in chapters { sizes.merge(chapter.imageSizes) { first, _ in first } }
+        let (hits, misses) = shapingCounts
+        return LayoutStatistics(
+            shapingHits: hits, shapingMisses: misses, spacing: chapters.reduce(into: SpacingStatistics()) { $0.add($1.spacing) },
+            missingGlyphs: chapters.reduce(0) { $0 + $1.missingGlyphs }, settlePasses: chapters.reduce(0) { $0 + $1.settle.passes },
+            imagesMeasured: chapters.reduce(0) { $0 + $1.settle.measured },
+            imageSizes: sizes.sorted { $0.key < $1.key }.map { (path: $0.key, width: $0.value.0, height: $0.value.1) })
+    }
+}
+
+extension PDFPages {
+    func write(_ request: WriteRequest) throws -> WriteReport {
+        let out = request.directory
+        let paint = request.paint ?? PaintSettings()
+        var render = options
+        render.gray = paint.gray
+        render.dither16 = paint.dither16
+        let sourcePages = try request.pages?.pages(count: info.pageCount) ?? Array(stride(from: 1, through: info.pageCount, by: 1))
+        let digits = PositionMap.digits(forPageCount: plan.count)
+        try OutputFiles.createDirectory(out)
+        try OutputFiles.createDirectory(out + "/pages")
+        // Without painting: the map without images (every image member null).
+        let rendering = request.paint == nil ? [] : sourcePages
+        let done = LockedValue(0)
+        let progress = request.progress
+        try PDFRenderer.render(
+            path: path, info: info, sourcePages: rendering, options: render, jobs: request.jobs,
+            imagePath: { out + "/" + PositionMap.imageName(forPage: $0.index, digits: digits) },
+            progress: {
+                let count = done.withLock { count in
+                    count += 1
+                    return count
+                }
+                progress?(count, rendering.count, "pages")
+            })
+        let selected = Set(rendering)
+        let rendered = Set(plan.filter { selected.contains($0.sourcePage) }.map(\.index))
+        let map = try self.map(rendered: rendered.count == plan.count ? nil : rendered, paint: paint)
+        try OutputFiles.writeAtomically(map.json, to: out + "/positions.json")
+        return WriteReport(map: map, pageCount: plan.count, sourcePageCount: info.pageCount, painted: rendered.count, statistics: nil)
+    }
+}

@@ -1,0 +1,446 @@
+import QuireContainer
+import QuireCore
+import QuireDocument
+import QuireLayout
+import QuirePaint
+import QuirePositions
+import QuirePreparation
+
+/// An EPUB's pagination: chapters settled on demand, a window of them kept with display lists.
+final class ReflowPages: Sendable {
+    let container: EPUBContainer
+    let layout: BookLayout
+    let settings: PaginationSettings
+    private let state = LockedValue(State())
+    /// The DOM-side lookups (CFI, XPointer, ids): parsed documents are cached, so one at a time.
+    private let anchors: LockedValue<BookAnchors>
+    private let shaping = SharedShaping()
+    /// The book's hashes, for the map.
+    private let identity: @Sendable () throws -> PositionMap.BookIdentity
+
+    /// What is kept of a settled chapter for every later question: its pages without display
+    /// items (starts, ends, warnings, settling) and its positions (CFIs, XPointers, excerpts, ids).
+    struct Summary: Sendable {
+        var layout: ChapterLayout
+        var positions: ChapterPositions?
+    }
+
+    struct State {
+        /// Settled chapters with their display lists (the window).
+        var held: [Int: ChapterLayout] = [:]
+        /// Chapters being laid out with display lists (counted in the window).
+        var drawing: Set<Int> = []
+        /// Chapters being laid out for their summary only.
+        var counting: Set<Int> = []
+        var summaries: [Int: Summary] = [:]
+        /// The chapter the reader is on: the window keeps it and its neighbours.
+        var current = 0
+        var peak = 0
+        var imageWarnings: [Int: [String]] = [:]
+        var shapingHits = 0
+        var shapingMisses = 0
+
+        var laidOut: Int { held.count + drawing.count }
+        mutating func notePeak() { peak = max(peak, laidOut) }
+    }
+
+    init(container: EPUBContainer, settings: PaginationSettings, identity: @escaping @Sendable () throws -> PositionMap.BookIdentity) throws {
+        self.container = container
+        self.identity = identity
+        self.settings = settings
+        layout = try BookLayout(
+            container: container, settings: settings.layout, settleLimits: settings.settleLimits, measurer: settings.imageMeasurer,
+            knownImageSizes: settings.knownImageSizes)
+        anchors = LockedValue(BookAnchors(container: container))
+    }
+
+    var publication: Publication { container.publication }
+    var spineCount: Int { publication.spine.count }
+
+    var laidOutChapters: (now: Int, peak: Int) { state.withLock { ($0.laidOut, $0.peak) } }
+
+    func checked(_ spineIndex: Int) throws -> Int {
+        guard spineIndex >= 0, spineIndex < spineCount else {
+            throw QuireError.unresolvable("spine item \(spineIndex + 1) is outside the book's \(spineCount)")
+        }
+        return spineIndex
+    }
+
+    func isSettled(_ spineIndex: Int) -> Bool { state.withLock { $0.summaries[spineIndex] != nil } }
+
+    // MARK: Laying out
+
+    /// A settled chapter's summary: from memory, else waiting for a layout in progress, else
+    /// laid out here without display items.
+    func summary(_ spineIndex: Int) -> Summary {
+        let known: Summary? = state.withLock(waitingUntil: { !$0.counting.contains(spineIndex) && !$0.drawing.contains(spineIndex) }) { state in
+            if let summary = state.summaries[spineIndex] { return summary }
+            state.counting.insert(spineIndex)
+            return nil
+        }
+        if let known { return known }
+        let worker = LayoutWorker(drawing: false, shared: shaping)
+        let chapter = layout.settleChapter(spineIndex, worker: worker, buildItems: false)
+        let summary = summarize(chapter)
+        state.withLock { state in
+            state.shapingHits += worker.shaper.hits
+            state.shapingMisses += worker.shaper.misses
+            state.counting.remove(spineIndex)
+            state.summaries[spineIndex] = summary
+        }
+        return summary
+    }
+
+    /// Every chapter's summary, the missing ones laid out in parallel.
+    func summaries(jobs: Int = SystemEnvironment.processorCount) -> [Summary] {
+        let missing = state.withLock { state in (0..<spineCount).filter { state.summaries[$0] == nil && !state.counting.contains($0) && !state.drawing.contains($0) } }
+        if !missing.isEmpty {
+            state.withLock { $0.counting.formUnion(missing) }
+            let result = layout.layout(jobs: jobs, spineIndices: missing, buildItems: false) { [self] chapter in
+                let summary = summarize(chapter)
+                state.withLock { state in
+                    state.counting.remove(chapter.spineIndex)
+                    state.summaries[chapter.spineIndex] = summary
+                }
+                chapter.document = nil
+            }
+            noteShaping(hits: result.shapingHits, misses: result.shapingMisses)
+        }
+        return (0..<spineCount).map(summary)
+    }
+
+    func noteShaping(hits: Int, misses: Int) {
+        state.withLock { state in
+            state.shapingHits += hits
+            state.shapingMisses += misses
+        }
+    }
+
+    var shapingCounts: (hits: Int, misses: Int) { state.withLock { ($0.shapingHits, $0.shapingMisses) } }
+
+    /// Records what a layout worker gathered for a chapter (the CLI's streaming render).
+    func record(_ chapter: ChapterLayout) {
+        let summary = summarize(chapter)
+        state.withLock { state in
+            if state.summaries[chapter.spineIndex] == nil { state.summaries[chapter.spineIndex] = summary }
+        }
+    }
+
+    private func summarize(_ chapter: ChapterLayout) -> Summary {
+        let positions = ChapterPositions(chapter: chapter, publication: publication, spineStep: publication.spineStep, targets: targets)
+        var stripped = chapter
+        stripped.document = nil
+        for index in stripped.pages.indices {
+            stripped.pages[index].items = []
+            stripped.pages[index].lines = []
+        }
+        return Summary(layout: stripped, positions: positions)
+    }
+
+    private var targets: ChapterPositions.Targets { ChapterPositions.Targets(publication) }
+
+    /// A settled chapter with its display lists, kept in the window. The reader's current chapter
+    /// moves to it, and the next chapter is laid out in the background.
+    func drawnChapter(_ spineIndex: Int) -> ChapterLayout {
+        let chapter = drawn(spineIndex, becomesCurrent: true)
+        if spineIndex + 1 < spineCount, settings.window >= 2 {
+            let next = spineIndex + 1
+            let wanted = state.withLock { state in state.held[next] == nil && !state.drawing.contains(next) }
+            if wanted { startThread { [self] in _ = drawn(next, becomesCurrent: false) } }
+        }
+        return chapter
+    }
+
+    private func drawn(_ spineIndex: Int, becomesCurrent: Bool) -> ChapterLayout {
+        let window = max(1, settings.window)
+        let held: ChapterLayout? = state.withLock(waitingUntil: { state in
+            !state.drawing.contains(spineIndex) && !state.counting.contains(spineIndex)
+                && (state.held[spineIndex] != nil || state.drawing.count < window)
+        }) { state in
+            if becomesCurrent { state.current = spineIndex }
+            if let chapter = state.held[spineIndex] { return chapter }
+            // Make room: drop the held chapters farthest from the reader.
+            while state.laidOut >= window {
+                let current = state.current
+                guard let farthest = state.held.keys.max(by: { (abs($0 - current), $0) < (abs($1 - current), $1) }) else { break }
+                state.held[farthest] = nil
+            }
+            state.drawing.insert(spineIndex)
+            state.notePeak()
+            return nil
+        }
+        if let held { return held }
+        let chapter = layout.settleChapter(spineIndex, worker: LayoutWorker(drawing: true, shared: shaping))
+        let summary = state.withLock { $0.summaries[spineIndex] } ?? summarize(chapter)
+        var kept = chapter
+        kept.document = nil
+        state.withLock { state in
+            state.drawing.remove(spineIndex)
+            state.summaries[spineIndex] = summary
+            // A background layout whose chapter the reader has moved far from is not kept.
+            if becomesCurrent || abs(spineIndex - state.current) <= 1 {
+                state.held[spineIndex] = kept
+            }
+            state.notePeak()
+        }
+        return kept
+    }
+
+    // MARK: Pages
+
+    func address(after address: PageAddress) -> PageAddress? {
+        guard (try? checked(address.spineIndex)) != nil else { return nil }
+        if address.index + 1 < summary(address.spineIndex).layout.pages.count {
+            return PageAddress(spineIndex: address.spineIndex, index: address.index + 1)
+        }
+        return address.spineIndex + 1 < spineCount ? PageAddress(spineIndex: address.spineIndex + 1, index: 0) : nil
+    }
+
+    func address(before address: PageAddress) -> PageAddress? {
+        if address.index > 0 { return PageAddress(spineIndex: address.spineIndex, index: address.index - 1) }
+        guard address.spineIndex > 0 else { return nil }
+        let previous = address.spineIndex - 1
+        return PageAddress(spineIndex: previous, index: summary(previous).layout.pages.count - 1)
+    }
+
+    func pageNumber(of address: PageAddress) throws -> Int {
+        let count = try summary(checked(address.spineIndex)).layout.pages.count
+        guard address.index >= 0, address.index < count else { throw QuireError.unresolvable("page \(address) is not in the book") }
+        return (0..<address.spineIndex).reduce(1) { $0 + summary($1).layout.pages.count } + address.index
+    }
+
+    /// The page holding a text position: at once for a chapter's start, otherwise settled.
+    func address(of position: Position) throws -> PageAddress {
+        let spineIndex = try checked(position.spineIndex)
+        if position.offset == 0 { return PageAddress(spineIndex: spineIndex, index: 0) }
+        let chapter = summary(spineIndex).layout
+        guard position.offset >= 0, position.offset <= chapter.textLength else {
+            throw QuireError.unresolvable("offset \(position.offset) is outside spine item \(spineIndex) (length \(chapter.textLength))")
+        }
+        return PageAddress(spineIndex: spineIndex, index: chapter.pages.lastIndex { $0.start <= position.offset } ?? 0)
+    }
+
+    /// The page to paint: from the window, or (a chapter's first page only, when allowed) provisional.
+    private func page(_ address: PageAddress, provisional: Bool) throws -> Page {
+        let spineIndex = try checked(address.spineIndex)
+        if provisional, address.index == 0, !isSettled(spineIndex) {
+            return ChapterHandle(layout: layout, spineIndex: spineIndex).firstPage()
+        }
+        let chapter = drawnChapter(spineIndex)
+        guard chapter.pages.indices.contains(address.index) else { throw QuireError.unresolvable("page \(address) is not in the book") }
+        return chapter.pages[address.index]
+    }
+
+    func render(_ address: PageAddress, paint: PaintSettings, provisional: Bool) throws -> Bitmap {
+        let page = try page(address, provisional: provisional)
+        try DelayLoad.requireCairo()
+        let painter = Painter(resources: { [container] in try? container.read(path: $0) })
+        defer { noteImageWarnings(painter, address.spineIndex) }
+        return painter.bitmap(page, settings: paint)
+    }
+
+    func png(_ address: PageAddress, paint: PaintSettings, provisional: Bool) throws -> [UInt8] {
+        let page = try page(address, provisional: provisional)
+        try DelayLoad.requireCairo()
+        let painter = Painter(resources: { [container] in try? container.read(path: $0) })
+        defer { noteImageWarnings(painter, address.spineIndex) }
+        return try painter.pngBytes(page, settings: paint)
+    }
+
+    private func noteImageWarnings(_ painter: Painter, _ spineIndex: Int) {
+        guard !painter.imageWarnings.isEmpty else { return }
+        state.withLock { state in
+            for warning in painter.imageWarnings where !(state.imageWarnings[spineIndex] ?? []).contains(warning) {
+                state.imageWarnings[spineIndex, default: []].append(warning)
+            }
+        }
+    }
+
+    func problems(_ spineIndex: Int) -> [PageProblem] {
+        let (summary, drawnWarnings) = state.withLock { ($0.summaries[spineIndex], $0.imageWarnings[spineIndex] ?? []) }
+        var problems: [PageProblem] = []
+        for item in summary?.layout.settle.unresolved ?? [] { problems.append(.imageNotMeasured(path: item.path, reason: item.reason)) }
+        for warning in summary?.layout.warnings ?? [] where warning.code == "chapter" { problems.append(.chapterUnreadable(warning.message)) }
+        problems += drawnWarnings.map(PageProblem.imageNotDrawn)
+        return problems
+    }
+
+    // MARK: Positions
+
+    func locator(_ address: PageAddress, atEnd: Bool) throws -> Locator {
+        let spineIndex = try checked(address.spineIndex)
+        let summary = summary(spineIndex)
+        guard summary.layout.pages.indices.contains(address.index) else { throw QuireError.unresolvable("page \(address) is not in the book") }
+        let page = summary.layout.pages[address.index]
+        let offset = atEnd ? page.end : page.start
+        let views = atEnd ? summary.positions?.ends[address.index] : summary.positions?.starts[address.index]
+        let length = summary.layout.textLength
+        let lengths = summaries().map(\.layout.textLength)
+        let total = lengths.reduce(0, +)
+        let before = lengths.prefix(spineIndex).reduce(0, +)
+        let item = publication.item(for: publication.spine[spineIndex])
+        return Locator(
+            href: item?.path ?? summary.layout.href, type: item?.mediaType ?? "application/xhtml+xml",
+            locations: Locator.Locations(
+                progression: length == 0 ? 0 : Double(offset) / Double(length), totalProgression: total == 0 ? 0 : Double(before + offset) / Double(total),
+                cfi: views?.cfi, xpointer: views?.xpointer, offset: offset),
+            text: atEnd ? nil : summary.positions?.excerpts[address.index])
+    }
+
+    func resolve(_ target: Target) throws -> PageAddress {
+        switch target {
+        case .page(let number):
+            guard number >= 1 else { throw QuireError.unresolvable("page \(number): pages are numbered from 1") }
+            if number == 1 { return PageAddress(spineIndex: 0, index: 0) }
+            var remaining = number - 1
+            for spineIndex in 0..<spineCount {
+                let count = summary(spineIndex).layout.pages.count
+                if remaining < count { return PageAddress(spineIndex: spineIndex, index: remaining) }
+                remaining -= count
+            }
+            throw QuireError.unresolvable("page \(number) is past the end of the book")
+        case .lastPage:
+            let last = spineCount - 1
+            return PageAddress(spineIndex: last, index: summary(last).layout.pages.count - 1)
+        case .locator(let locator):
+            return try address(of: position(locator))
+        case .cfi(let cfi):
+            return try address(of: anchors.withLock { try $0.position(cfi: cfi, spineStep: publication.spineStep) })
+        case .xpointer(let pointer):
+            return try address(of: anchors.withLock { try $0.position(xpointer: pointer) })
+        case .progression(let href, let fraction):
+            return try address(of: position(progression: fraction, in: spineIndex(href: href)))
+        case .totalProgression(let fraction):
+            return try address(of: position(totalProgression: fraction))
+        case .position(let number, let convention):
+            return try address(of: position(number, convention))
+        case .label(let label):
+            return try address(labelled: label)
+        case .tocTitle(let title):
+            return try address(tocTitle: title)
+        }
+    }
+
+    /// The spine item an href names (manifest href or archive path, percent-decoded; fragment ignored).
+    func spineIndex(href: String) throws -> Int {
+        var path = String(href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        path = PercentEncoding.decode(path)
+        while path.hasPrefix("/") { path.removeFirst() }
+        let spine = publication.spine
+        if let index = spine.firstIndex(where: { item in
+            let manifest = publication.item(for: item)
+            return manifest?.path == path || manifest?.href == path
+        }) {
+            return index
+        }
+        throw QuireError.unresolvable("href '\(href)' is not in the book's reading order")
+    }
+
+    private func position(progression: Double, in spineIndex: Int) throws -> Position {
+        guard progression >= 0, progression <= 1 else { throw QuireError.unresolvable("progression \(progression) is outside 0…1") }
+        if progression == 0 { return Position(spineIndex: spineIndex, offset: 0) }
+        let length = summary(spineIndex).layout.textLength
+        return Position(spineIndex: spineIndex, offset: Int((progression * Double(length)).rounded()))
+    }
+
+    private func position(totalProgression: Double) throws -> Position {
+        guard totalProgression >= 0, totalProgression <= 1 else { throw QuireError.unresolvable("totalProgression \(totalProgression) is outside 0…1") }
+        let lengths = summaries().map(\.layout.textLength)
+        var target = Int((totalProgression * Double(lengths.reduce(0, +))).rounded())
+        for (spineIndex, length) in lengths.enumerated() {
+            if target < length || spineIndex == lengths.count - 1 { return Position(spineIndex: spineIndex, offset: min(target, length)) }
+            target -= length
+        }
+        throw QuireError.unresolvable("the book has no text")
+    }
+
+    private func position(_ number: Int, _ convention: PositionsConvention) throws -> Position {
+        let list = PositionsList.make(container, convention: convention)
+        guard number >= 1, number <= list.count else {
+            throw QuireError.unresolvable("position \(number) is outside 1…\(list.count) (\(convention.rawValue))")
+        }
+        let entry = list[number - 1]
+        let length = summary(entry.spineIndex).layout.textLength
+        // As the map ties positions to pages: the progression's offset, rounded down.
+        return Position(spineIndex: entry.spineIndex, offset: Int((entry.progression * Double(length)).rounded(.down)))
+    }
+
+    /// A Locator's position: its fragment, CSS selector or partial CFI, else its progression, else
+    /// its position in the Readium list, else the start of its href.
+    func position(_ locator: Locator) throws -> Position {
+        let locations = locator.locations
+        guard !locator.href.isEmpty else {
+            guard let total = locations.totalProgression else { throw QuireError.unresolvable("the locator has neither href nor totalProgression") }
+            return try position(totalProgression: total)
+        }
+        let spineIndex = try self.spineIndex(href: locator.href)
+        var fragment = locations.fragments.first ?? locator.href.split(separator: "#", maxSplits: 1).dropFirst().first.map(String.init)
+        if let selector = locations.cssSelector {
+            guard selector.hasPrefix("#"), !selector.contains(" ") else {
+                throw QuireError.unresolvable("only #id CSS selectors are resolved, not '\(selector)'")
+            }
+            fragment = String(selector.dropFirst())
+        }
+        if let partial = locations.partialCfi { fragment = partial.hasPrefix("epubcfi(") ? partial : "epubcfi(\(partial))" }
+        if let fragment, !fragment.isEmpty {
+            return try anchors.withLock { try $0.position(spineIndex: spineIndex, id: PercentEncoding.decode(fragment)) }
+        }
+        // Quire's own full CFI, where a Locator carries one, is exact; it must name the same item.
+        if let cfi = locations.cfi {
+            let found = try anchors.withLock { try $0.position(cfi: cfi, spineStep: publication.spineStep) }
+            guard found.spineIndex == spineIndex else { throw QuireError.unresolvable("the locator's cfi \(cfi) is not in its href \(locator.href)") }
+            return found
+        }
+        if let progression = locations.progression { return try position(progression: progression, in: spineIndex) }
+        if let number = locations.position { return try position(number, .readium) }
+        return Position(spineIndex: spineIndex, offset: 0)
+    }
+
+    private func navigationPosition(_ target: ResourceRef?) throws -> Position? {
+        guard let target, let spineIndex = publication.spineIndex(path: target.path) else { return nil }
+        guard let fragment = target.fragment, !fragment.isEmpty else { return Position(spineIndex: spineIndex, offset: 0) }
+        return try? anchors.withLock { try $0.position(spineIndex: spineIndex, id: PercentEncoding.decode(fragment)) }
+    }
+
+    private func address(tocTitle title: String) throws -> PageAddress {
+        func flatten(_ points: [NavPoint]) -> [NavPoint] { points.flatMap { [$0] + flatten($0.children) } }
+        let points = flatten(publication.navigation.toc)
+        guard let point = points.first(where: { $0.title == title }) ?? points.first(where: { $0.title.lowercased() == title.lowercased() }) else {
+            throw QuireError.unresolvable("no table-of-contents entry titled '\(title)'")
+        }
+        guard let position = try navigationPosition(point.target) else {
+            throw QuireError.unresolvable("table-of-contents entry '\(title)' points nowhere in the book")
+        }
+        return try address(of: position)
+    }
+
+    /// A print page label: the page-list's entry, or (without a page-list) a pagebreak marker.
+    private func address(labelled label: String) throws -> PageAddress {
+        func flatten(_ points: [NavPoint]) -> [NavPoint] { points.flatMap { [$0] + flatten($0.children) } }
+        let pageList = publication.navigation.pageList
+        if !pageList.isEmpty {
+            for point in flatten(pageList) where point.title == label {
+                if let position = try navigationPosition(point.target) { return try address(of: position) }
+            }
+            throw QuireError.unresolvable("no print page labelled '\(label)'")
+        }
+        for spineIndex in 0..<spineCount {
+            if let marker = summary(spineIndex).positions?.pagebreaks.first(where: { $0.label == label }) {
+                return try address(of: Position(spineIndex: spineIndex, offset: marker.offset))
+            }
+        }
+        throw QuireError.unresolvable("no print page labelled '\(label)'")
+    }
+
+    // MARK: The map
+
+    func map(jobs: Int, withImages: Bool, extraWarnings: [Warning], identity: PositionMap.BookIdentity? = nil) throws -> PositionMap {
+        let all = summaries(jobs: jobs)
+        var positions: [Int: ChapterPositions] = [:]
+        for summary in all { positions[summary.layout.spineIndex] = summary.positions }
+        let result = BookLayout.Result(chapters: all.map(\.layout), shapingHits: 0, shapingMisses: 0)
+        return PositionMap(
+            layout: layout, result: result, identity: try identity ?? self.identity(),
+            profileName: settings.profileName, withImages: withImages, extraWarnings: extraWarnings, positions: positions)
+    }
+}
