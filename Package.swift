@@ -83,7 +83,7 @@ let package = Package(
         // Zip (libzip), OCF, OPF, nav/NCX, encryption and font de-obfuscation.
         .target(name: "QuireContainer", dependencies: ["QuireCore", "QuireXML", "CZip", "CDeflate"]),
         // XHTML content documents: the tree with text offsets (the position model's coordinates).
-        .target(name: "QuireDocument", dependencies: ["QuireCore", "QuireXML"]),
+        .target(name: "QuireDocument", dependencies: ["QuireCore", "QuireXML", "QuireContainer"]),
         // CSS: the computed-style record layout reads, the user-agent sheet, cascade and selectors.
         .target(name: "QuireStyle", dependencies: ["QuireCore", "QuireXML"], swiftSettings: hotPathSettings),
         // Fonts (FreeType, fontconfig), shaping (HarfBuzz), line breaking (ICU, Knuth–Plass), hyphenation, bidi.
@@ -95,23 +95,23 @@ let package = Package(
         // Images: sizes from headers only, and decoding to a size budget (PNG, JPEG, GIF, WebP, SVG).
         .target(
             name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CGLib", "CFreeType", "CCairo", "CQuireDelayLoad"]),
-        // Page preparation on bitmaps: rotate, border-crop, split spreads; decode budgets.
-        .target(name: "QuirePreparation", dependencies: ["QuireCore"]),
+        // Bitmaps: page preparation (rotate, border-crop, split spreads), decode budgets, PNG files (libpng).
+        .target(name: "QuirePreparation", dependencies: ["QuireCore", "CQuirePNG"]),
         // Boxes, lines, pages: styled documents to per-page display lists.
         .target(
             name: "QuireLayout",
             dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages"],
             swiftSettings: hotPathSettings),
-        // Display lists to pixels (cairo) and PNG files (libpng).
+        // Display lists to pixels (cairo), themes, grey and dithering.
         .target(
             name: "QuirePaint",
             dependencies: ["QuireCore", "QuireText", "QuireImages", "QuirePreparation", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
         // PDF documents (poppler): metadata, labels, outline, parallel rendering with page preparation.
         .target(
             name: "QuirePDF",
-            dependencies: ["QuireCore", "QuireImages", "QuirePaint", "QuirePreparation", "CGLib", "CFreeType", "CCairo", "CQuireDelayLoad"]),
+            dependencies: ["QuireCore", "QuireImages", "QuirePreparation", "CGLib", "CFreeType", "CCairo", "CQuireDelayLoad"]),
         // The position map: pages tied to semantic positions (spine item + text offset, or PDF page).
-        .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireLayout", "QuirePDF"]),
+        .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireDocument", "QuireLayout"]),
         // The public umbrella: `import Quire`.
         .target(
             name: "Quire",
@@ -120,11 +120,16 @@ let package = Package(
                 "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions",
             ]),
         // CLI only: argument parsing and wiring.
-        .executableTarget(name: "quire", dependencies: ["Quire"]),
+        // It imports QuireCore for plumbing only (files, the environment, number formatting).
+        .executableTarget(name: "quire", dependencies: ["Quire", "QuireCore"]),
 
         .testTarget(
             name: "QuireTests",
-            dependencies: ["Quire", "quire", "CLibXML2", "CFreeType", "CZip", "CQuireImage", "CQuirePNG"],
+            dependencies: [
+                "Quire", "quire", "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages",
+                "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions", "CLibXML2", "CFreeType", "CZip",
+                "CQuireImage", "CQuirePNG",
+            ],
             // Golden display lists are read from the source tree by path, not bundled.
             exclude: ["Golden"]),
     ],

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -22,7 +23,28 @@ typedef struct {
     pthread_once_t once;
     void *handle;
     char error[512];
+    // The names of every stub of this library (a linker section of their own, see STUB): a library
+    // that lacks one is refused when it is opened, so no stub can fail once it has loaded.
+    const char *const *stubs_start;
+    const char *const *stubs_stop;
 } Library;
+
+// Each stub's name sits in the section of its library; the linker marks where each section starts and stops.
+#define STUB_TABLE(library)                                                                     \
+    extern const char *const __start_quire_stubs_##library[] __attribute__((weak));             \
+    extern const char *const __stop_quire_stubs_##library[] __attribute__((weak));
+STUB_TABLE(cairo)
+STUB_TABLE(poppler)
+STUB_TABLE(rsvg)
+STUB_TABLE(gobject)
+
+/// The first stub of `library` that the opened `handle` lacks, or NULL.
+static const char *missing_stub(const Library *library, void *handle) {
+    for (const char *const *name = library->stubs_start; name && name < library->stubs_stop; name++) {
+        if (!dlsym(handle, *name)) return *name;
+    }
+    return NULL;
+}
 
 static void open_library(Library *library) {
     for (int i = 0; i < 2 && !library->handle; i++) {
@@ -33,16 +55,19 @@ static void open_library(Library *library) {
         } else if (!dlsym(handle, library->probe)) {
             if (i == 0) snprintf(library->error, sizeof library->error, "%s has no %s", library->names[i], library->probe);
             dlclose(handle);
+        } else if (missing_stub(library, handle)) {
+            if (i == 0) snprintf(library->error, sizeof library->error, "%s has no %s", library->names[i], missing_stub(library, handle));
+            dlclose(handle);
         } else {
             library->handle = handle;
         }
     }
 }
 
-static Library cairo = {{"libcairo.so.2", "libcairo.so"}, "cairo_create", PTHREAD_ONCE_INIT, NULL, ""};
-static Library poppler = {{"libpoppler-glib.so.8", "libpoppler-glib.so"}, "poppler_document_new_from_file", PTHREAD_ONCE_INIT, NULL, ""};
-static Library rsvg = {{"librsvg-2.so.2", "librsvg-2.so"}, "rsvg_handle_new_from_data", PTHREAD_ONCE_INIT, NULL, ""};
-static Library gobject = {{"libgobject-2.0.so.0", "libgobject-2.0.so"}, "g_object_unref", PTHREAD_ONCE_INIT, NULL, ""};
+static Library cairo = {{"libcairo.so.2", "libcairo.so"}, "cairo_create", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_cairo, __stop_quire_stubs_cairo};
+static Library poppler = {{"libpoppler-glib.so.8", "libpoppler-glib.so"}, "poppler_document_new_from_file", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_poppler, __stop_quire_stubs_poppler};
+static Library rsvg = {{"librsvg-2.so.2", "librsvg-2.so"}, "rsvg_handle_new_from_data", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_rsvg, __stop_quire_stubs_rsvg};
+static Library gobject = {{"libgobject-2.0.so.0", "libgobject-2.0.so"}, "g_object_unref", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_gobject, __stop_quire_stubs_gobject};
 static void open_cairo(void) { open_library(&cairo); }
 static void open_poppler(void) { open_library(&poppler); }
 static void open_rsvg(void) { open_library(&rsvg); }
@@ -55,19 +80,22 @@ static bool load(Library *library, void (*opener)(void), char *reason, size_t si
 }
 
 bool quire_load_cairo(char *reason, size_t size) { return load(&cairo, open_cairo, reason, size); }
-bool quire_load_poppler(char *reason, size_t size) { return load(&poppler, open_poppler, reason, size); }
-bool quire_load_rsvg(char *reason, size_t size) { return load(&rsvg, open_rsvg, reason, size); }
+// poppler's and librsvg's objects are released through GObject, which both link.
+bool quire_load_poppler(char *reason, size_t size) {
+    return load(&poppler, open_poppler, reason, size) && load(&gobject, open_gobject, reason, size);
+}
+bool quire_load_rsvg(char *reason, size_t size) { return load(&rsvg, open_rsvg, reason, size) && load(&gobject, open_gobject, reason, size); }
 
-// Callers check quire_load_* first, so this only fails on a broken installation (a library
-// without a function its headers declare): one line and the "unavailable" exit code, no crash.
+// Callers check quire_load_* first, and a library is loaded only when it has every stub's
+// function (missing_stub), so this cannot fail for a caller that checked. Reaching the abort is a
+// bug in Quire (a call without its quire_load_* check), not a condition of the machine.
 static void *resolve(Library *library, void (*opener)(void), const char *name) {
     pthread_once(&library->once, opener);
     void *function = library->handle ? dlsym(library->handle, name) : NULL;
     if (!function) {
-        fflush(stdout);
-        fprintf(stderr, "quire: error: cannot load %s from %s: %s\n", name, library->names[0],
+        fprintf(stderr, "quire: internal error: %s called before %s was loaded (%s)\n", name, library->names[0],
                 library->handle ? "no such function" : library->error);
-        _exit(69);
+        abort();
     }
     return function;
 }
@@ -88,12 +116,17 @@ static void *resolve(Library *library, void (*opener)(void), const char *name) {
         function = (type)resolve(&library, open_##library, #name);                             \
         __atomic_store_n(&resolved, function, __ATOMIC_RELEASE);                               \
     }
+// A stub's name goes into its library's section, for missing_stub.
+#define STUB_NAME(library, name)                                                                \
+    static const char *const quire_stub_name_##name __attribute__((used, section("quire_stubs_" #library))) = #name;
 #define STUB(library, ret, name, params, args)                                                  \
+    STUB_NAME(library, name)                                                                    \
     ret name params {                                                                          \
         RESOLVED(library, __typeof__(ret(*) params), name)                                     \
         return function args;                                                                  \
     }
 #define STUB_VOID(library, name, params, args)                                                 \
+    STUB_NAME(library, name)                                                                    \
     void name params {                                                                         \
         RESOLVED(library, __typeof__(void(*) params), name)                                    \
         function args;                                                                         \

@@ -1,7 +1,12 @@
 import QuireContainer
 import QuireCore
+import QuireDocument
+import QuireImages
 import QuirePDF
 import QuirePositions
+import QuireStyle
+import QuireText
+import QuireXML
 
 /// An opened book, EPUB or PDF: what it is and what it holds, before anything is laid out.
 /// Open one with `Book.open`, then paginate it with `Pagination`.
@@ -52,20 +57,28 @@ public final class Book: Sendable {
 
     var container: EPUBContainer? { if case .epub(let container) = content { return container } else { return nil } }
 
+    /// Whether a file is a PDF or (any other zip, or anything else) to be opened as an EPUB.
+    /// Throws for a file that is missing or unreadable.
+    public static func format(ofFile path: String) throws -> Format {
+        try InputFile.checkReadable(path)
+        return try InputFile.sniff(path) == .pdf ? .pdf : .epub
+    }
+
     /// Opens an EPUB (2 or 3) or a PDF. Throws `QuireError`; `BookFailure(error)` turns it into
     /// the reason a reader shows (missing, corrupt, DRM, unsupported, password).
-    /// `metadataRead` runs as soon as an EPUB's metadata is known, before its navigation is read.
-    public static func open(
-        _ path: String, limits: Limits = .standard, password: String? = nil, metadataRead: (Metadata) -> Void = { _ in }
-    ) throws -> Book {
-        try InputFile.checkReadable(path)
+    /// `preloadHyphenation` starts loading the book language's hyphenation dictionary (which takes
+    /// milliseconds, and which layout would wait for) as soon as the metadata is read.
+    public static func open(_ path: String, limits: Limits = .standard, password: String? = nil, preloadHyphenation: Bool = true) throws -> Book {
+        let format = try format(ofFile: path)
         let identity = BackgroundJob { try PositionMap.BookIdentity.of(file: path) }
-        if try InputFile.sniff(path) == .pdf {
+        if format == .pdf {
             try DelayLoad.requirePoppler()
             let info = try PDFDocument(path: path, password: password).info()
             return Book(path: path, content: .pdf(info, password: password), limits: limits, identity: identity)
         }
-        let container = try EPUBContainer.open(path: path, limits: limits, metadataRead: metadataRead)
+        let container = try EPUBContainer.open(path: path, limits: limits) { metadata in
+            if preloadHyphenation, let language = metadata.languages.first { Hyphenator.preloadInBackground(language) }
+        }
         return Book(path: path, content: .epub(container), limits: limits, identity: identity)
     }
 
@@ -115,6 +128,61 @@ public final class Book: Sendable {
 
     /// The file's SHA-256 and KOReader partial MD5 (waits for the read started at opening).
     public func identity() throws -> PositionMap.BookIdentity { try identityJob.value() }
+
+    /// What `quire info --json` prints: a stable document (`"format": "quire-info"`).
+    public func infoJSON() -> JSON {
+        switch content {
+        case .epub(let container): return PublicationInfo.json(container, file: path)
+        case .pdf(let info, _): return PDFInfoReport.json(info, file: path)
+        }
+    }
+
+    /// What `quire info` prints: a summary with the TOC tree.
+    public func infoText() -> String {
+        switch content {
+        case .epub(let container): return PublicationInfo.text(container)
+        case .pdf(let info, _): return PDFInfoReport.text(info)
+        }
+    }
+
+    /// Every declaration of the book's CSS, counted once per distinct sheet, `<style>` block and
+    /// `style` attribute, as applied, unsupported or invalid.
+    public func cssReport() throws -> CSSReport {
+        guard let container else { throw QuireError.unsupported("a PDF has no CSS") }
+        let publication = container.publication
+        var documents: [(tree: XMLTree, path: String)] = []
+        for spineItem in publication.spine {
+            guard let item = publication.item(for: spineItem), item.mediaType.contains("html") || item.mediaType.contains("xml"),
+                let document = try? ContentDocument.read(item, from: container)
+            else { continue }
+            documents.append((document.tree, document.path))
+        }
+        return CSSReport.build(documents: documents, loadResource: { try? container.read(path: $0) })
+    }
+
+    /// The text position an EPUB CFI names (for any geometry: positions don't depend on layout).
+    public func position(cfi: String) throws -> Position {
+        try withAnchors { try $0.position(cfi: cfi, spineStep: $0.container.publication.spineStep) }
+    }
+
+    /// The text position a KOReader XPointer names.
+    public func position(xpointer: String) throws -> Position { try withAnchors { try $0.position(xpointer: xpointer) } }
+
+    /// The text position of an element id (or a CFI given as a fragment) in a spine item.
+    public func position(spineIndex: Int, fragment: String) throws -> Position {
+        try withAnchors { try $0.position(spineIndex: spineIndex, id: fragment) }
+    }
+
+    /// The DOM lookups of an EPUB; parsed documents are cached, so one caller at a time.
+    private let anchors = LockedValue<BookAnchors?>(nil)
+
+    func withAnchors<T>(_ body: (BookAnchors) throws -> T) throws -> T {
+        guard let container else { throw QuireError.unresolvable("a PDF has no text positions") }
+        return try anchors.withLock { anchors in
+            if anchors == nil { anchors = BookAnchors(container: container) }
+            return try body(anchors!)
+        }
+    }
 }
 
 /// Why a book cannot be shown, in the words a reader needs (each maps to the CLI's exit code).

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import QuireCore
+import QuireImages
 import QuireLayout
 import QuirePaint
 import QuirePDF

@@ -123,17 +123,21 @@ final class PDFPages: Sendable {
     }
 
     /// What the map's profile records: the geometry asked for and the page preparation.
-    func mapProfile(paint: PaintSettings) -> PDFPositionMap.Profile {
-        switch options.scale {
-        case .dpi(let dpi):
-            return PDFPositionMap.Profile(name: nil, width: nil, height: nil, dpi: dpi, gray: paint.gray, dither: paint.dither16)
-        case .fit(let width, let height):
-            return PDFPositionMap.Profile(name: settings.profileName, width: width, height: height, dpi: nil, gray: paint.gray, dither: paint.dither16)
-        }
+    func mapProfile(paint: PaintSettings) -> PositionMap.PDFProfile {
+        let preparation = options.preparation
+        let (name, width, height, dpi): (String?, Int?, Int?, Double?) = {
+            switch options.scale {
+            case .dpi(let dpi): return (nil, nil, nil, dpi)
+            case .fit(let width, let height): return (settings.profileName, width, height, nil)
+            }
+        }()
+        return PositionMap.PDFProfile(
+            name: name, width: width, height: height, dpi: dpi, gray: paint.gray, dither: paint.dither16, rotate: preparation.rotation.rawValue,
+            crop: preparation.crop, split: preparation.split.rawValue)
     }
 
     /// The map; `rendered` holds the output page numbers that have images (nil: all of them).
     func map(rendered: Set<Int>?, paint: PaintSettings) throws -> PositionMap {
-        PDFPositionMap.map(info: info, plan: plan, identity: try identity(), profile: mapProfile(paint: paint), preparation: options.preparation, rendered: rendered)
+        PDFPositionMap.map(info: info, plan: plan, identity: try identity(), profile: mapProfile(paint: paint), rendered: rendered)
     }
 }

@@ -100,7 +100,7 @@ public final class Pagination: Sendable {
         self.book = book
         self.settings = settings
         switch book.content {
-        case .epub(let container): engine = .reflow(try ReflowPages(container: container, settings: settings, identity: { try book.identity() }))
+        case .epub(let container): engine = .reflow(try ReflowPages(book: book, container: container, settings: settings))
         case .pdf(let info, let password): engine = .pdf(PDFPages(path: book.path, info: info, password: password, settings: settings, identity: { try book.identity() }))
         }
     }

@@ -1,10 +1,12 @@
 import QuireContainer
 import QuireCore
 import QuireDocument
+import QuireImages
 import QuireLayout
 import QuirePaint
 import QuirePositions
 import QuirePreparation
+import QuireText
 
 /// An EPUB's pagination: chapters settled on demand, a window of them kept with display lists.
 final class ReflowPages: Sendable {
@@ -12,11 +14,9 @@ final class ReflowPages: Sendable {
     let layout: BookLayout
     let settings: PaginationSettings
     private let state = LockedValue(State())
-    /// The DOM-side lookups (CFI, XPointer, ids): parsed documents are cached, so one at a time.
-    private let anchors: LockedValue<BookAnchors>
+    /// The book: its DOM-side lookups (CFI, XPointer, ids) and its hashes.
+    private let book: Book
     private let shaping = SharedShaping()
-    /// The book's hashes, for the map.
-    private let identity: @Sendable () throws -> PositionMap.BookIdentity
 
     /// What is kept of a settled chapter for every later question: its pages without display
     /// items (starts, ends, warnings, settling) and its positions (CFIs, XPointers, excerpts, ids).
@@ -44,14 +44,13 @@ final class ReflowPages: Sendable {
         mutating func notePeak() { peak = max(peak, laidOut) }
     }
 
-    init(container: EPUBContainer, settings: PaginationSettings, identity: @escaping @Sendable () throws -> PositionMap.BookIdentity) throws {
+    init(book: Book, container: EPUBContainer, settings: PaginationSettings) throws {
+        self.book = book
         self.container = container
-        self.identity = identity
         self.settings = settings
         layout = try BookLayout(
             container: container, settings: settings.layout, settleLimits: settings.settleLimits, measurer: settings.imageMeasurer,
             knownImageSizes: settings.knownImageSizes)
-        anchors = LockedValue(BookAnchors(container: container))
     }
 
     var publication: Publication { container.publication }
@@ -305,9 +304,9 @@ final class ReflowPages: Sendable {
         case .locator(let locator):
             return try address(of: position(locator))
         case .cfi(let cfi):
-            return try address(of: anchors.withLock { try $0.position(cfi: cfi, spineStep: publication.spineStep) })
+            return try address(of: book.position(cfi: cfi))
         case .xpointer(let pointer):
-            return try address(of: anchors.withLock { try $0.position(xpointer: pointer) })
+            return try address(of: book.position(xpointer: pointer))
         case .progression(let href, let fraction):
             return try address(of: position(progression: fraction, in: spineIndex(href: href)))
         case .totalProgression(let fraction):
@@ -383,11 +382,11 @@ final class ReflowPages: Sendable {
         }
         if let partial = locations.partialCfi { fragment = partial.hasPrefix("epubcfi(") ? partial : "epubcfi(\(partial))" }
         if let fragment, !fragment.isEmpty {
-            return try anchors.withLock { try $0.position(spineIndex: spineIndex, id: PercentEncoding.decode(fragment)) }
+            return try book.position(spineIndex: spineIndex, fragment: PercentEncoding.decode(fragment))
         }
         // Quire's own full CFI, where a Locator carries one, is exact; it must name the same item.
         if let cfi = locations.cfi {
-            let found = try anchors.withLock { try $0.position(cfi: cfi, spineStep: publication.spineStep) }
+            let found = try book.position(cfi: cfi)
             guard found.spineIndex == spineIndex else { throw QuireError.unresolvable("the locator's cfi \(cfi) is not in its href \(locator.href)") }
             return found
         }
@@ -399,7 +398,7 @@ final class ReflowPages: Sendable {
     private func navigationPosition(_ target: ResourceRef?) throws -> Position? {
         guard let target, let spineIndex = publication.spineIndex(path: target.path) else { return nil }
         guard let fragment = target.fragment, !fragment.isEmpty else { return Position(spineIndex: spineIndex, offset: 0) }
-        return try? anchors.withLock { try $0.position(spineIndex: spineIndex, id: PercentEncoding.decode(fragment)) }
+        return try? book.position(spineIndex: spineIndex, fragment: PercentEncoding.decode(fragment))
     }
 
     private func address(tocTitle title: String) throws -> PageAddress {
@@ -440,7 +439,7 @@ final class ReflowPages: Sendable {
         for summary in all { positions[summary.layout.spineIndex] = summary.positions }
         let result = BookLayout.Result(chapters: all.map(\.layout), shapingHits: 0, shapingMisses: 0)
         return PositionMap(
-            layout: layout, result: result, identity: try identity ?? self.identity(),
+            layout: layout, result: result, identity: try identity ?? book.identity(),
             profileName: settings.profileName, withImages: withImages, extraWarnings: extraWarnings, positions: positions)
     }
 }

@@ -1,3 +1,4 @@
+import QuireContainer
 import QuireCore
 import QuireXML
 
@@ -70,5 +71,14 @@ public struct ContentDocument: Sendable {
             return Int(textStarts[Int(index)])
         }
         return textLength
+    }
+}
+
+extension ContentDocument {
+    /// A manifest item's document, read from the book and parsed within the book's limits: the one
+    /// way layout, positions and the CSS report get a content document.
+    public static func read(_ item: ManifestItem, from container: EPUBContainer) throws -> ContentDocument {
+        guard let path = item.path else { throw QuireError.missingResource(href: item.href, context: "manifest item \(item.id)") }
+        return try parse(container.read(path: path), path: path, mediaType: item.mediaType, limits: container.archive.limits)
     }
 }

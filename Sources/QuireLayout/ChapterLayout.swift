@@ -91,22 +91,28 @@ public final class BookLayout: @unchecked Sendable {
         jobs: Int, spineIndices: [Int]? = nil, buildItems: Bool = true, finish: (@Sendable (inout ChapterLayout) -> Void)? = nil
     ) -> Result {
         let indices = spineIndices ?? Array(container.publication.spine.indices)
-        let results = ResultBox(count: indices.count)
-        let next = Counter()
+        let results = LockedValue<(chapters: [ChapterLayout?], hits: Int, misses: Int)>((Array(repeating: nil, count: indices.count), 0, 0))
+        let next = LockedValue(0)
         let workers = max(1, min(jobs, indices.count))
         let shaping = SharedShaping()
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let worker = LayoutWorker(drawing: buildItems, shared: shaping)
             while true {
-                let slot = next.take()
+                let slot = next.withLock { next in
+                    defer { next += 1 }
+                    return next
+                }
                 guard slot < indices.count else { break }
                 var chapter = settleChapter(indices[slot], worker: worker, buildItems: buildItems)
                 finish?(&chapter)
-                results.set(slot, chapter)
+                results.withLock { $0.chapters[slot] = chapter }
             }
-            results.addStatistics(hits: worker.shaper.hits, misses: worker.shaper.misses)
+            results.withLock { results in
+                results.hits += worker.shaper.hits
+                results.misses += worker.shaper.misses
+            }
         }
-        return Result(chapters: results.values.map { $0! }, shapingHits: results.hits, shapingMisses: results.misses)
+        return results.withLock { Result(chapters: $0.chapters.map { $0! }, shapingHits: $0.hits, shapingMisses: $0.misses) }
     }
 
     /// The settling pass: lay out with provisional boxes for unmeasured images, measure them
@@ -184,7 +190,7 @@ public final class BookLayout: @unchecked Sendable {
         }
         let document: ContentDocument
         do {
-            document = try ContentDocument.parse(container.read(path: path), path: path, mediaType: item.mediaType, limits: container.archive.limits)
+            document = try ContentDocument.read(item, from: container)
         } catch {
             return .failure(PreparationFailure(message: "cannot read: \(error)"))
         }
@@ -372,66 +378,21 @@ public final class BookLayout: @unchecked Sendable {
     }
 }
 
-/// Slots filled by workers, read after they finish.
-final class ResultBox: @unchecked Sendable {
-    private let lock = Lock()
-    private(set) var values: [ChapterLayout?]
-    private(set) var hits = 0
-    private(set) var misses = 0
-
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: ChapterLayout) {
-        lock.lock()
-        values[index] = value
-        lock.unlock()
-    }
-
-    func addStatistics(hits: Int, misses: Int) {
-        lock.lock()
-        self.hits += hits
-        self.misses += misses
-        lock.unlock()
-    }
-}
-
-/// Hands out 0, 1, 2, … to workers pulling jobs in order.
-public final class Counter: @unchecked Sendable {
-    private let lock = Lock()
-    private var value = 0
-
-    public init() {}
-
-    public func take() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value - 1
-    }
-}
-
 /// A book's stylesheet bytes by archive path (the archive never changes while it is open), up to
 /// a total size: a hostile book's huge sheets are read each time rather than kept.
-final class StylesheetReads: @unchecked Sendable {
+final class StylesheetReads: Sendable {
     static let maxTotalBytes = 8 << 20
-    private let lock = Lock()
-    private var bytes: [String: [UInt8]?] = [:]
-    private var total = 0
+    private let state = LockedValue<(bytes: [String: [UInt8]?], total: Int)>(([:], 0))
 
     func read(_ path: String, from archive: () -> [UInt8]?) -> [UInt8]? {
-        lock.lock()
-        if let known = bytes[path] {
-            lock.unlock()
-            return known
-        }
-        lock.unlock()
+        if let known = state.withLock({ $0.bytes[path] }) { return known }
         let read = archive()
-        lock.lock()
-        if total + (read?.count ?? 0) <= Self.maxTotalBytes {
-            bytes[path] = read
-            total += read?.count ?? 0
+        state.withLock { state in
+            if state.total + (read?.count ?? 0) <= Self.maxTotalBytes {
+                state.bytes[path] = read
+                state.total += read?.count ?? 0
+            }
         }
-        lock.unlock()
         return read
     }
 }

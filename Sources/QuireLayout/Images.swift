@@ -95,28 +95,20 @@ public struct SettleRecord: Sendable, Hashable {
 /// Measures several images concurrently and waits at most `deadline`; images not measured by then
 /// fail with a reason (their measuring may go on in the background, but nobody waits for it).
 enum ConcurrentMeasuring {
-    final class Results: @unchecked Sendable {
-        let lock = Lock()
-        var values: ImageSizes = [:]
-    }
 
     static func measure(_ paths: [String], with measurer: ImageMeasurer, until deadline: DispatchTime) -> ImageSizes {
-        let results = Results()
+        let results = LockedValue<ImageSizes>([:])
         let group = DispatchGroup()
         for path in paths {
             group.enter()
             DispatchQueue.global().async {
                 let value = measurer.measure(path)
-                results.lock.lock()
-                results.values[path] = value
-                results.lock.unlock()
+                results.withLock { $0[path] = value }
                 group.leave()
             }
         }
         _ = group.wait(timeout: deadline)
-        results.lock.lock()
-        defer { results.lock.unlock() }
-        var sizes = results.values
+        var sizes = results.withLock { $0 }
         for path in paths where sizes[path] == nil {
             sizes[path] = .failed(reason: "not measured within the settling time budget")
         }
@@ -165,12 +157,10 @@ func usedImageSize(_ box: ReplacedBox, containingWidth: Double) -> (width: Doubl
 /// layout (its offset, 0, cannot depend on anything after it). Everything whose answer depends
 /// on the chapter's full extent — page count, last page, any position past the first page —
 /// goes through `settled()`, which waits for the settling pass (bounded by `SettleLimits`).
-public final class ChapterHandle: @unchecked Sendable {
+public final class ChapterHandle: Sendable {
     public let spineIndex: Int
     private let layout: BookLayout
-    private let lock = Lock()
-    private var provisional: ChapterLayout?
-    private var final: ChapterLayout?
+    private let layouts = LockedValue<(provisional: ChapterLayout?, final: ChapterLayout?)>((nil, nil))
 
     public init(layout: BookLayout, spineIndex: Int) {
         self.layout = layout
@@ -179,28 +169,21 @@ public final class ChapterHandle: @unchecked Sendable {
 
     /// Page 0, without waiting for any image to be measured.
     public func firstPage() -> Page {
-        lock.lock()
-        defer { lock.unlock() }
-        if let final { return final.pages[0] }
-        if provisional == nil {
-            provisional = layout.layoutChapter(spineIndex, worker: LayoutWorker())
+        layouts.withLock { layouts in
+            if let final = layouts.final { return final.pages[0] }
+            if layouts.provisional == nil { layouts.provisional = layout.layoutChapter(spineIndex, worker: LayoutWorker()) }
+            return layouts.provisional!.pages[0]
         }
-        return provisional!.pages[0]
     }
 
     /// The settled chapter (waits for settling once, then answers from memory).
     public func settled() -> ChapterLayout {
-        lock.lock()
-        if let final {
-            lock.unlock()
-            return final
-        }
-        lock.unlock()
+        if let final = layouts.withLock({ $0.final }) { return final }
         let result = layout.settleChapter(spineIndex, worker: LayoutWorker())
-        lock.lock()
-        defer { lock.unlock() }
-        if final == nil { final = result }
-        return final!
+        return layouts.withLock { layouts in
+            if layouts.final == nil { layouts.final = result }
+            return layouts.final!
+        }
     }
 
     public var pageCount: Int { settled().pages.count }

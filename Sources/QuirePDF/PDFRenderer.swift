@@ -4,7 +4,6 @@ import CQuireDelayLoad
 import Dispatch
 import Glibc
 import QuireCore
-import QuirePaint
 import QuirePreparation
 
 /// How big pages come out.
@@ -197,31 +196,21 @@ public final class SurfaceCache {
 }
 
 /// Hands out slots 0..<count in order and keeps the first error (after which it hands out nothing).
-final class WorkQueue: @unchecked Sendable {
-    private let lock = Lock()
+final class WorkQueue: Sendable {
     private let count: Int
-    private var taken = 0
-    private var firstError: Error?
+    private let state = LockedValue<(taken: Int, error: Error?)>((0, nil))
 
     init(count: Int) { self.count = count }
 
     func next() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard firstError == nil, taken < count else { return nil }
-        taken += 1
-        return taken - 1
+        state.withLock { state in
+            guard state.error == nil, state.taken < count else { return nil }
+            state.taken += 1
+            return state.taken - 1
+        }
     }
 
-    func fail(_ error: Error) {
-        lock.lock()
-        if firstError == nil { firstError = error }
-        lock.unlock()
-    }
+    func fail(_ error: Error) { state.withLock { if $0.error == nil { $0.error = error } } }
 
-    var error: Error? {
-        lock.lock()
-        defer { lock.unlock() }
-        return firstError
-    }
+    var error: Error? { state.withLock { $0.error } }
 }

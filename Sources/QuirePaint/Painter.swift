@@ -47,10 +47,41 @@ public struct PaintSettings: Sendable, Hashable {
     public init() {}
 }
 
-/// Paints display lists with cairo. One painter per worker thread: it owns its FreeType faces
-/// (never shared with HarfBuzz) and cairo font faces.
+/// The process's FreeType library for painting. cairo keeps font faces in a cache of its own
+/// beyond any painter's life, so the FT_Faces behind them (and the library they come from) must
+/// outlive painters: one library for all of them, faces made and freed under its lock (FreeType
+/// allows one library on several threads only so). HarfBuzz never sees these faces.
+final class PaintingFreeType: @unchecked Sendable {
+    static let shared = PaintingFreeType()
+    let lock = Lock()
+    let library: FT_Library?
+    /// cairo's user-data key for the FT_Face behind a cairo face.
+    let faceKey = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)
+
+    private init() {
+        var library: FT_Library?
+        self.library = FT_Init_FreeType(&library) == 0 ? library : nil
+    }
+
+    /// What a cairo face holds on to: the FT_Face, and the font bytes of a face made from memory.
+    struct Held {
+        var face: FT_Face
+        var bytes: UnsafeMutableRawBufferPointer?
+    }
+
+    /// Called by cairo when it lets go of the face, on whichever thread that is.
+    static let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+        guard let held = pointer?.assumingMemoryBound(to: Held.self) else { return }
+        PaintingFreeType.shared.lock.withLock { _ = FT_Done_Face(held.pointee.face) }
+        held.pointee.bytes?.deallocate()
+        held.deinitialize(count: 1)
+        held.deallocate()
+    }
+}
+
+/// Paints display lists with cairo. One painter per worker thread, with its own cache of cairo
+/// font faces (their FT_Faces are never shared with HarfBuzz).
 public final class Painter {
-    private var library: FT_Library?
     private var fontFaces: [String: OpaquePointer] = [:]
     private let options: OpaquePointer
     /// Reads an image's bytes from the book by archive path.
@@ -62,7 +93,6 @@ public final class Painter {
 
     public init(resources: (@Sendable (String) -> [UInt8]?)? = nil) {
         self.resources = resources
-        FT_Init_FreeType(&library)
         options = cairo_font_options_create()
         cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
         cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
@@ -72,30 +102,42 @@ public final class Painter {
     deinit {
         for face in fontFaces.values { cairo_font_face_destroy(face) }
         cairo_font_options_destroy(options)
-        // The FreeType library stays: cairo's global font cache may still hold faces made from it.
     }
 
     /// The cairo face for a font (plus synthetic bold/oblique flags), created on first use.
     private func cairoFace(_ face: FontFace, bold: Bool, italic: Bool) -> OpaquePointer? {
         let key = face.key + (bold ? "+b" : "") + (italic ? "+i" : "")
         if let cached = fontFaces[key] { return cached }
+        let freetype = PaintingFreeType.shared
         var ftFace: FT_Face?
-        switch face.source {
-        case .file(let path, let index):
-            guard FT_New_Face(library, path, FT_Long(index), &ftFace) == 0 else { return nil }
-        case .memory(_, let data, let index):
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
-            data.withUnsafeBytes { buffer.copyMemory(from: $0) }
-            guard FT_New_Memory_Face(library, buffer.baseAddress!.assumingMemoryBound(to: FT_Byte.self), FT_Long(data.count), FT_Long(index), &ftFace) == 0 else {
-                buffer.deallocate()
-                return nil
+        var bytes: UnsafeMutableRawBufferPointer?
+        let made: Bool = freetype.lock.withLock {
+            guard let library = freetype.library else { return false }
+            switch face.source {
+            case .file(let path, let index):
+                return FT_New_Face(library, path, FT_Long(index), &ftFace) == 0
+            case .memory(_, let data, let index):
+                // FreeType reads a memory face's bytes for as long as the face lives.
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
+                data.withUnsafeBytes { buffer.copyMemory(from: $0) }
+                bytes = buffer
+                return FT_New_Memory_Face(library, buffer.baseAddress!.assumingMemoryBound(to: FT_Byte.self), FT_Long(data.count), FT_Long(index), &ftFace) == 0
             }
         }
-        guard let ftFace, let cairoFace = cairo_ft_font_face_create_for_ft_face(ftFace, 0) else { return nil }
-        // The FT_Face lives as long as cairo keeps the face (cairo caches faces beyond our use).
-        let key_ = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)
-        cairo_font_face_set_user_data(cairoFace, key_, UnsafeMutableRawPointer(ftFace)) { pointer in
-            if let pointer { FT_Done_Face(pointer.assumingMemoryBound(to: FT_FaceRec.self)) }
+        guard made, let ftFace else {
+            bytes?.deallocate()
+            return nil
+        }
+        let held = UnsafeMutablePointer<PaintingFreeType.Held>.allocate(capacity: 1)
+        held.initialize(to: PaintingFreeType.Held(face: ftFace, bytes: bytes))
+        guard let cairoFace = cairo_ft_font_face_create_for_ft_face(ftFace, 0) else {
+            PaintingFreeType.release(held)
+            return nil
+        }
+        guard cairo_font_face_set_user_data(cairoFace, freetype.faceKey, held, PaintingFreeType.release) == CAIRO_STATUS_SUCCESS else {
+            cairo_font_face_destroy(cairoFace)
+            PaintingFreeType.release(held)
+            return nil
         }
         var synthesize: UInt32 = 0
         if bold { synthesize |= CAIRO_FT_SYNTHESIZE_BOLD.rawValue }
@@ -230,123 +272,6 @@ public final class Painter {
     }
 }
 
-public enum PNGWriter {
-    /// Converts a cairo RGB24 surface to RGB or grey rows and writes them with libpng.
-    public static func write(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int, to path: String) throws {
-        cairo_surface_flush(surface)
-        let width = Int(cairo_image_surface_get_width(surface))
-        let height = Int(cairo_image_surface_get_height(surface))
-        let stride = Int(cairo_image_surface_get_stride(surface))
-        guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
-        try write(xrgb: UnsafePointer(data), width: width, height: height, stride: stride, gray: gray, dither16: dither16, level: level, to: path)
-    }
-
-    /// A cairo RGB24 surface as PNG bytes.
-    static func encode(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int) throws -> [UInt8] {
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
-        return try encode(
-            xrgb: UnsafePointer(data), width: Int(cairo_image_surface_get_width(surface)), height: Int(cairo_image_surface_get_height(surface)),
-            stride: Int(cairo_image_surface_get_stride(surface)), gray: gray, dither16: dither16, level: level)
-    }
-
-    /// cairo RGB24 pixels as PNG bytes: exactly what `write(xrgb:…)` puts in a file.
-    public static func encode(
-        xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool, level: Int
-    ) throws -> [UInt8] {
-        var error = [CChar](repeating: 0, count: 256)
-        var bytes: UnsafeMutablePointer<UInt8>?
-        var count = 0
-        let levels: Int32 = gray ? (dither16 ? 16 : 256) : 0
-        guard quire_png_encode_xrgb(data, Int32(stride), Int32(width), Int32(height), levels, Int32(level), &bytes, &count, &error, 256) == 0, let bytes else {
-            throw QuireError.io("cannot encode a PNG: " + String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        defer { free(bytes) }
-        return Array(UnsafeBufferPointer(start: bytes, count: count))
-    }
-
-    /// A cairo RGB24 surface as packed pixels: RGB, or grey as the PNG writer makes it.
-    static func bitmap(surface: OpaquePointer, gray: Bool, dither16: Bool) -> Bitmap {
-        cairo_surface_flush(surface)
-        return bitmap(
-            xrgb: UnsafePointer(cairo_image_surface_get_data(surface)!), width: Int(cairo_image_surface_get_width(surface)),
-            height: Int(cairo_image_surface_get_height(surface)), stride: Int(cairo_image_surface_get_stride(surface)), gray: gray,
-            dither16: dither16)
-    }
-
-    /// cairo RGB24 pixels as packed RGB, or grey (16 dithered levels with `dither16`).
-    public static func bitmap(xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool) -> Bitmap {
-        let channels = gray ? 1 : 3
-        var bytes = [UInt8](repeating: 0, count: width * height * channels)
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            if gray {
-                quire_xrgb_to_gray(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height), dither16 ? 16 : 256)
-            } else {
-                quire_xrgb_to_rgb(data, Int32(stride), buffer.baseAddress, Int32(width), Int32(height))
-            }
-        }
-        return Bitmap(width: width, height: height, channels: channels, bytes: bytes)
-    }
-
-    /// Native-endian 0xXXRRGGBB pixels (cairo's RGB24 layout, wherever they live) to a PNG,
-    /// converted row by row inside the writer (no whole-image copy).
-    public static func write(
-        xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool, level: Int, to path: String
-    ) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        var error = [CChar](repeating: 0, count: 256)
-        let levels: Int32 = gray ? (dither16 ? 16 : 256) : 0
-        guard quire_png_write_xrgb(temporary, data, Int32(stride), Int32(width), Int32(height), levels, Int32(level), &error, 256) == 0 else {
-            unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
-        }
-    }
-
-    /// Packed 8-bit grey (`channels` 1) or RGB (3) rows to a PNG, atomically (temporary name, then rename).
-    public static func write(
-        rows: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, channels: Int, level: Int, to path: String
-    ) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        var error = [CChar](repeating: 0, count: 256)
-        let status = quire_png_write(temporary, rows, Int32(width), Int32(height), Int32(stride), Int32(channels), Int32(level), &error, 256)
-        guard status == 0 else {
-            unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
-        }
-    }
-}
-
-/// Reads PNGs back (tests and tools): 8-bit grey or RGB, alpha flattened onto white.
-public enum PNGReader {
-    public struct Image: Sendable {
-        public var width: Int
-        public var height: Int
-        public var channels: Int
-        public var pixels: [UInt8]
-    }
-
-    /// Reads a PNG as grey (1 channel) or RGB (3); `asRGB` expands grey images to RGB.
-    public static func read(_ path: String, asRGB: Bool = false) throws -> Image {
-        var pointer: UnsafeMutablePointer<UInt8>?
-        var width: Int32 = 0, height: Int32 = 0, channels: Int32 = 0
-        var error = [CChar](repeating: 0, count: 256)
-        guard quire_png_read(path, asRGB ? 1 : 0, &pointer, &width, &height, &channels, &error, 256) == 0, let pointer else {
-            throw QuireError.io("cannot read PNG \(path): \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
-        }
-        defer { free(pointer) }
-        let count = Int(width) * Int(height) * Int(channels)
-        return Image(width: Int(width), height: Int(height), channels: Int(channels), pixels: Array(UnsafeBufferPointer(start: pointer, count: count)))
-    }
-}
-
 /// Small helpers over painted surfaces (tests and tools inspect pixels without knowing cairo).
 public enum PainterSurface {
     public static func destroy(_ surface: OpaquePointer) { cairo_surface_destroy(surface) }
@@ -397,5 +322,35 @@ public enum ImagePainter {
             cairo_surface_finish(surface)
             cairo_surface_destroy(surface)
         }
+    }
+}
+
+extension PNGWriter {
+    /// Converts a cairo RGB24 surface to RGB or grey rows and writes them with libpng.
+    public static func write(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int, to path: String) throws {
+        cairo_surface_flush(surface)
+        let width = Int(cairo_image_surface_get_width(surface))
+        let height = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
+        try write(xrgb: UnsafePointer(data), width: width, height: height, stride: stride, gray: gray, dither16: dither16, level: level, to: path)
+    }
+
+    /// A cairo RGB24 surface as PNG bytes.
+    static func encode(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int) throws -> [UInt8] {
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
+        return try encode(
+            xrgb: UnsafePointer(data), width: Int(cairo_image_surface_get_width(surface)), height: Int(cairo_image_surface_get_height(surface)),
+            stride: Int(cairo_image_surface_get_stride(surface)), gray: gray, dither16: dither16, level: level)
+    }
+
+    /// A cairo RGB24 surface as packed pixels: RGB, or grey as the PNG writer makes it.
+    static func bitmap(surface: OpaquePointer, gray: Bool, dither16: Bool) -> Bitmap {
+        cairo_surface_flush(surface)
+        return bitmap(
+            xrgb: UnsafePointer(cairo_image_surface_get_data(surface)!), width: Int(cairo_image_surface_get_width(surface)),
+            height: Int(cairo_image_surface_get_height(surface)), stride: Int(cairo_image_surface_get_stride(surface)), gray: gray,
+            dither16: dither16)
     }
 }

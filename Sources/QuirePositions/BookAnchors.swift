@@ -15,46 +15,34 @@ public final class BookAnchors {
         if let text = texts[spineIndex] { return text }
         let publication = container.publication
         guard spineIndex >= 0, spineIndex < publication.spine.count, let item = publication.item(for: publication.spine[spineIndex]),
-            let path = item.path
+            item.path != nil
         else { throw QuireError.unresolvable("spine item \(spineIndex + 1) does not exist") }
-        let document = try ContentDocument.parse(container.read(path: path), path: path, mediaType: item.mediaType, limits: container.archive.limits)
+        let document = try ContentDocument.read(item, from: container)
         let text = DocumentText(document)
         texts[spineIndex] = text
         return text
     }
 
     public func position(cfi: String, spineStep: Int) throws -> Position {
-        do {
-            let path = try CFI.parse(cfi)
-            let spineIndex = try CFI.spineIndex(of: path, spineStep: spineStep, itemrefIDs: container.publication.spine.map(\.id))
-            return Position(spineIndex: spineIndex, offset: try CFI.offset(of: path, in: text(spineIndex: spineIndex)))
-        } catch let error as UnresolvablePosition {
-            throw QuireError.unresolvable(error.reason)
-        }
+        let path = try CFI.parse(cfi)
+        let spineIndex = try CFI.spineIndex(of: path, spineStep: spineStep, itemrefIDs: container.publication.spine.map(\.id))
+        return Position(spineIndex: spineIndex, offset: try CFI.offset(of: path, in: text(spineIndex: spineIndex)))
     }
 
     public func position(xpointer: String) throws -> Position {
-        do {
-            let parsed = try XPointer.parse(xpointer)
-            let spineIndex = parsed.fragment - 1
-            guard spineIndex >= 0, spineIndex < container.publication.spine.count else {
-                throw UnresolvablePosition("DocFragment[\(parsed.fragment)] is outside the book's \(container.publication.spine.count) spine items")
-            }
-            return Position(spineIndex: spineIndex, offset: try XPointer.offset(of: parsed, in: text(spineIndex: spineIndex)))
-        } catch let error as UnresolvablePosition {
-            throw QuireError.unresolvable(error.reason)
+        let parsed = try XPointer.parse(xpointer)
+        let spineIndex = parsed.fragment - 1
+        guard spineIndex >= 0, spineIndex < container.publication.spine.count else {
+            throw QuireError.unresolvable("DocFragment[\(parsed.fragment)] is outside the book's \(container.publication.spine.count) spine items")
         }
+        return Position(spineIndex: spineIndex, offset: try XPointer.offset(of: parsed, in: text(spineIndex: spineIndex)))
     }
 
     /// An element id (from a fragment or a `#id` CSS selector) in a spine item.
     public func position(spineIndex: Int, id: String) throws -> Position {
         let text = try text(spineIndex: spineIndex)
         if id.hasPrefix("epubcfi(") {
-            do {
-                return Position(spineIndex: spineIndex, offset: try CFI.offset(of: CFI.parse(id), in: text))
-            } catch let error as UnresolvablePosition {
-                throw QuireError.unresolvable(error.reason)
-            }
+            return Position(spineIndex: spineIndex, offset: try CFI.offset(of: CFI.parse(id), in: text))
         }
         guard let node = text.document.ids[id] else {
             throw QuireError.unresolvable("no element with id '\(id)' in \(text.document.path)")

@@ -1,10 +1,12 @@
 import QuireContainer
 import QuireCore
+import QuireDocument
 
 /// Lookups shared by `quire locate` and library users.
 public enum Locate {
     /// A Readium/Komga Locator: href + (fragments, cssSelector, partialCfi, progression, position) or totalProgression.
-    public static func resolve(locator: Locator, map: MapIndex, book: () throws -> BookAnchors) throws -> (Int, Position?) {
+    /// `positionOfFragment` finds an element id (or a CFI fragment) in a spine item, which needs the book's DOM.
+    public static func resolve(locator: Locator, map: MapIndex, positionOfFragment: (_ spineIndex: Int, _ fragment: String) throws -> Position) throws -> (Int, Position?) {
         let locations = locator.locations
         guard !locator.href.isEmpty else {
             if let total = locations.totalProgression {
@@ -26,7 +28,7 @@ public enum Locate {
             fragment = partial.hasPrefix("epubcfi(") ? partial : "epubcfi(\(partial))"
         }
         if let fragment, !fragment.isEmpty {
-            let found = try book().position(spineIndex: chapter.spineIndex, id: PercentEncoding.decode(fragment))
+            let found = try positionOfFragment(chapter.spineIndex, PercentEncoding.decode(fragment))
             return (try map.page(of: found), found)
         }
         if let progression = locations.progression {

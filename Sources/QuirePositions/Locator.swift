@@ -1,4 +1,5 @@
 import QuireCore
+import QuireDocument
 
 /// A Readium Locator: a resource (`href`) and where in it (`locations`), with the text around the
 /// spot. Quire's own precise forms ride along in `locations`: the EPUB CFI, the KOReader XPointer

@@ -4,7 +4,7 @@ import QuireCore
 import QuireDocument
 
 /// A loaded positions.json, indexed for lookups (binary search over page starts).
-public final class MapIndex: @unchecked Sendable {
+public final class MapIndex: Sendable {
     public struct Chapter: Sendable {
         public var spineIndex: Int
         public var href: String

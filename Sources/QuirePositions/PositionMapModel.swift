@@ -1,4 +1,5 @@
 import QuireCore
+import QuireDocument
 import QuireLayout
 
 // The position map as Swift values. `json` writes exactly the bytes positions.json has always had
@@ -28,12 +29,51 @@ extension PositionMap {
         public var pageProgression: String?
         public var spineStep: Int?
         public var isPDF: Bool { mediaType == "application/pdf" }
+
+        public init(title: String? = nil, identifier: String? = nil, language: String? = nil, mediaType: String, sha256: String, partialMD5: String, layout: String, pageProgression: String? = nil, spineStep: Int? = nil) {
+            self.title = title
+            self.identifier = identifier
+            self.language = language
+            self.mediaType = mediaType
+            self.sha256 = sha256
+            self.partialMD5 = partialMD5
+            self.layout = layout
+            self.pageProgression = pageProgression
+            self.spineStep = spineStep
+        }
     }
 
     /// What the pages were laid out for: reflowable settings (EPUB) or a PDF's render geometry.
     public enum Profile: Sendable, Equatable {
         case reflowable(ReflowableProfile)
-        case pdf(PDFPositionMap.Profile, rotate: Int, crop: Bool, split: String)
+        case pdf(PDFProfile)
+    }
+
+    /// A PDF's render geometry as asked for (`dpi`, or a box to fit) and its page preparation.
+    public struct PDFProfile: Sendable, Equatable {
+        public var name: String?
+        public var width: Int?
+        public var height: Int?
+        public var dpi: Double?
+        public var gray: Bool
+        public var dither: Bool
+        /// Degrees clockwise: 0, 90, 180, 270.
+        public var rotate: Int
+        public var crop: Bool
+        /// `none`, `ltr` or `rtl`.
+        public var split: String
+
+        public init(name: String?, width: Int?, height: Int?, dpi: Double?, gray: Bool, dither: Bool, rotate: Int, crop: Bool, split: String) {
+            self.name = name
+            self.width = width
+            self.height = height
+            self.dpi = dpi
+            self.gray = gray
+            self.dither = dither
+            self.rotate = rotate
+            self.crop = crop
+            self.split = split
+        }
     }
 
     /// Everything that changes an EPUB's pagination, and a short hash of it.
@@ -53,6 +93,22 @@ extension PositionMap {
         public var userCSS: String?
         /// Maps with equal hashes paginate alike.
         public var profileHash: String
+
+        public init(name: String? = nil, width: Int, height: Int, dpi: Double, fontSize: Double, margin: Double, lineHeight: Double? = nil, fontFamily: String? = nil, textAlign: String? = nil, hyphenation: Bool, publisherStyles: Bool, userCSS: String? = nil, profileHash: String) {
+            self.name = name
+            self.width = width
+            self.height = height
+            self.dpi = dpi
+            self.fontSize = fontSize
+            self.margin = margin
+            self.lineHeight = lineHeight
+            self.fontFamily = fontFamily
+            self.textAlign = textAlign
+            self.hyphenation = hyphenation
+            self.publisherStyles = publisherStyles
+            self.userCSS = userCSS
+            self.profileHash = profileHash
+        }
     }
 
     /// One spine item of an EPUB.
@@ -68,6 +124,19 @@ extension PositionMap {
         public var pageCount: Int
         /// UTF-16 units of the item's text content.
         public var length: Int
+
+        public init(index: Int, href: String, path: String? = nil, mediaType: String? = nil, linear: Bool, itemref: String? = nil, layout: String, firstPage: Int, pageCount: Int, length: Int) {
+            self.index = index
+            self.href = href
+            self.path = path
+            self.mediaType = mediaType
+            self.linear = linear
+            self.itemref = itemref
+            self.layout = layout
+            self.firstPage = firstPage
+            self.pageCount = pageCount
+            self.length = length
+        }
     }
 
     /// A page boundary: its offset in the spine item, progressions, CFI and KOReader XPointer.
@@ -77,6 +146,14 @@ extension PositionMap {
         public var totalProgression: Double
         public var cfi: String?
         public var xpointer: String?
+
+        public init(offset: Int, progression: Double, totalProgression: Double, cfi: String? = nil, xpointer: String? = nil) {
+            self.offset = offset
+            self.progression = progression
+            self.totalProgression = totalProgression
+            self.cfi = cfi
+            self.xpointer = xpointer
+        }
     }
 
     /// Text around a page's start, the way Readium Locators carry it.
@@ -107,6 +184,13 @@ extension PositionMap {
 
         public var text: TextPage? { if case .text(let value) = content { return value } else { return nil } }
         public var pdf: PDFPage? { if case .pdf(let value) = content { return value } else { return nil } }
+
+        public init(page: Int, image: String? = nil, label: String? = nil, content: Content) {
+            self.page = page
+            self.image = image
+            self.label = label
+            self.content = content
+        }
     }
 
     /// Where an EPUB page sits in the text.
@@ -119,6 +203,16 @@ extension PositionMap {
         public var excerpt: TextContext?
         /// `left`, `right` or `center` (the spine item's page-spread property).
         public var spread: String?
+
+        public init(spineIndex: Int, href: String, path: String? = nil, start: Boundary, end: Boundary, excerpt: TextContext? = nil, spread: String? = nil) {
+            self.spineIndex = spineIndex
+            self.href = href
+            self.path = path
+            self.start = start
+            self.end = end
+            self.excerpt = excerpt
+            self.spread = spread
+        }
     }
 
     /// Which page of a PDF an output image shows.
@@ -127,6 +221,12 @@ extension PositionMap {
         /// `whole`, `left` or `right` (a split spread).
         public var half: String
         public var locator: Locator
+
+        public init(sourcePage: Int, half: String, locator: Locator) {
+            self.sourcePage = sourcePage
+            self.half = half
+            self.locator = locator
+        }
     }
 
     /// A TOC or landmarks entry, resolved to a page. PDF outlines carry only title, page, children.
@@ -140,11 +240,28 @@ extension PositionMap {
         public var offset: Int?
         public var level: Int?
         public var children: [NavigationEntry]
+
+        public init(title: String, href: String? = nil, path: String? = nil, fragment: String? = nil, type: String? = nil, page: Int? = nil, offset: Int? = nil, level: Int? = nil, children: [NavigationEntry]) {
+            self.title = title
+            self.href = href
+            self.path = path
+            self.fragment = fragment
+            self.type = type
+            self.page = page
+            self.offset = offset
+            self.level = level
+            self.children = children
+        }
     }
 
     public struct PageLabel: Sendable, Equatable {
         public var label: String
         public var page: Int
+
+        public init(label: String, page: Int) {
+            self.label = label
+            self.page = page
+        }
     }
 
     /// A Readium or Komga positions list, each position tied to a page.
@@ -158,6 +275,19 @@ extension PositionMap {
             public var progression: Double
             public var totalProgression: Double
             public var page: Int?
+
+            public init(position: Int, href: String, progression: Double, totalProgression: Double, page: Int? = nil) {
+                self.position = position
+                self.href = href
+                self.progression = progression
+                self.totalProgression = totalProgression
+                self.page = page
+            }
+        }
+
+        public init(rule: String, list: [Item]) {
+            self.rule = rule
+            self.list = list
         }
     }
 
@@ -168,6 +298,14 @@ extension PositionMap {
         public var measured: Int
         public var passes: Int
         public var unresolved: [SettleRecord.Unresolved]
+
+        public init(spineIndex: Int, images: Int, measured: Int, passes: Int, unresolved: [SettleRecord.Unresolved]) {
+            self.spineIndex = spineIndex
+            self.images = images
+            self.measured = measured
+            self.passes = passes
+            self.unresolved = unresolved
+        }
     }
 }
 
@@ -219,12 +357,12 @@ extension PositionMap.Profile {
                 ("publisherStyles", .bool(profile.publisherStyles)), ("userCSS", .optional(profile.userCSS)),
                 ("profileHash", .string(profile.profileHash)),
             ])
-        case .pdf(let profile, let rotate, let crop, let split):
+        case .pdf(let profile):
             return .object([
                 ("name", .optional(profile.name)), ("width", profile.width.map(JSON.int) ?? .null),
                 ("height", profile.height.map(JSON.int) ?? .null), ("dpi", profile.dpi.map(JSON.double) ?? .null),
                 ("gray", .bool(profile.gray)), ("dither", .bool(profile.dither)),
-                ("rotate", .int(rotate)), ("crop", .bool(crop)), ("split", .string(split)),
+                ("rotate", .int(profile.rotate)), ("crop", .bool(profile.crop)), ("split", .string(profile.split)),
             ])
         }
     }
@@ -405,11 +543,11 @@ extension PositionMap {
         let profileReader = try root.child("profile")
         if book.isPDF {
             profile = .pdf(
-                PDFPositionMap.Profile(
+                PDFProfile(
                     name: try profileReader.optionalString("name"), width: try profileReader.optionalInt("width"),
                     height: try profileReader.optionalInt("height"), dpi: try profileReader.optionalDouble("dpi"),
-                    gray: try profileReader.bool("gray"), dither: try profileReader.bool("dither")),
-                rotate: try profileReader.int("rotate"), crop: try profileReader.bool("crop"), split: try profileReader.string("split"))
+                    gray: try profileReader.bool("gray"), dither: try profileReader.bool("dither"), rotate: try profileReader.int("rotate"),
+                    crop: try profileReader.bool("crop"), split: try profileReader.string("split")))
         } else {
             profile = .reflowable(
                 ReflowableProfile(

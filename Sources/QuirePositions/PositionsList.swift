@@ -1,6 +1,7 @@
 import Glibc
 import QuireContainer
 import QuireCore
+import QuireDocument
 
 /// The Readium positions list and its Komga variant: each reflowable spine resource gets one
 /// position per 1024 bytes, at least one; fixed-layout resources get one each.

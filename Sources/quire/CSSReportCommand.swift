@@ -1,22 +1,11 @@
 import Quire
+import QuireCore
 
 enum CSSReportCommand {
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(arguments, valued: Arguments.limitFlags, boolean: ["json"])
         guard options.positionals.count == 1 else { throw QuireError.usage("css-report takes one book: quire css-report BOOK [--json]") }
-        let container = try EPUBContainer.open(path: options.positionals[0], limits: try options.limits())
-        let publication = container.publication
-        var documents: [(tree: XMLTree, path: String)] = []
-        for spineItem in publication.spine {
-            guard let item = publication.item(for: spineItem), let path = item.path,
-                item.mediaType.contains("html") || item.mediaType.contains("xml")
-            else { continue }
-            guard let bytes = try? container.read(path: path),
-                let document = try? ContentDocument.parse(bytes, path: path, mediaType: item.mediaType, limits: container.archive.limits)
-            else { continue }
-            documents.append((document.tree, path))
-        }
-        let report = CSSReport.build(documents: documents, loadResource: { try? container.read(path: $0) })
+        let report = try Book.open(options.positionals[0], limits: try options.limits(), preloadHyphenation: false).cssReport()
         if options.flag("json") {
             writeStdout(bytes: report.json().serializedBytes() + [0x0A])
             return

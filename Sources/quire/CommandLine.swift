@@ -1,4 +1,5 @@
 import Quire
+import QuireCore
 
 /// Minimal argument scanner: flags with values (`--out DIR` or `--out=DIR`), boolean flags, positionals.
 struct Arguments {

@@ -1,4 +1,5 @@
 import Quire
+import QuireCore
 
 enum InfoCommand {
     static func run(_ arguments: ArraySlice<String>) throws {
@@ -7,22 +8,14 @@ enum InfoCommand {
             throw QuireError.usage("info takes one book: quire info BOOK [--json]")
         }
         let path = options.positionals[0]
-        try InputFile.checkReadable(path)
-        if try InputFile.sniff(path) == .pdf {
-            let info = try PDFDocument(path: path, password: options.value("password")).info()
-            if options.flag("json") {
-                writeStdout(bytes: PDFInfoReport.json(info, file: path).serializedBytes() + [UInt8(ascii: "\n")])
-            } else {
-                writeStdout(PDFInfoReport.text(info))
-            }
-            return
+        if try Book.format(ofFile: path) == .epub, options.value("password") != nil {
+            throw QuireError.usage("--password is for PDF input only")
         }
-        if options.value("password") != nil { throw QuireError.usage("--password is for PDF input only") }
-        let container = try EPUBContainer.open(path: path, limits: try options.limits())
+        let book = try Book.open(path, limits: try options.limits(), password: options.value("password"), preloadHyphenation: false)
         if options.flag("json") {
-            writeStdout(bytes: PublicationInfo.json(container, file: path).serializedBytes() + [UInt8(ascii: "\n")])
+            writeStdout(bytes: book.infoJSON().serializedBytes() + [UInt8(ascii: "\n")])
         } else {
-            writeStdout(PublicationInfo.text(container))
+            writeStdout(book.infoText())
         }
     }
 }

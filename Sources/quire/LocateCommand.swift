@@ -1,6 +1,7 @@
 import Dispatch
 
 import Quire
+import QuireCore
 
 /// `quire locate MAP QUERY`: a position in any form → the page holding it, and that page's start
 /// Locator. Exit 3 when the query names nothing.
@@ -33,18 +34,18 @@ enum LocateCommand {
             writeStdout("map: \(map.pageCount) pages loaded in \(fixedDecimals(loaded * 1000, 1)) ms; \(count) lookups in \(fixedDecimals(seconds, 3)) s = \(Int(Double(count) / seconds)) lookups/s (checksum \(checksum))\n")
             return
         }
-        var anchors: BookAnchors?
-        func book() throws -> BookAnchors {
-            if let anchors { return anchors }
+        var opened: Book?
+        func book() throws -> Book {
+            if let opened { return opened }
             guard let path = options.value("book") else {
                 throw QuireError.usage("this query needs the book's DOM: add --book BOOK")
             }
-            let container = try EPUBContainer.open(path: path, limits: try options.limits())
-            let sha = try PositionMap.sha256(ofFile: path)
-            guard sha == map.sha256 else { throw QuireError.unresolvable("--book is not the book this map was made from (sha256 differs)") }
-            let made = BookAnchors(container: container)
-            anchors = made
-            return made
+            let book = try Book.open(path, limits: try options.limits(), preloadHyphenation: false)
+            guard try book.identity().sha256 == map.sha256 else {
+                throw QuireError.unresolvable("--book is not the book this map was made from (sha256 differs)")
+            }
+            opened = book
+            return book
         }
         let queries = ["page", "locator", "cfi", "xpointer", "progression", "total-progression", "position", "label", "toc"].filter { options.value($0) != nil }
         guard queries.count == 1 else {
@@ -83,9 +84,9 @@ enum LocateCommand {
                 throw QuireError.usage("--locator needs a JSON object (or @file)")
             }
             let locator = try Locator(json: object)
-            (page, position) = try Locate.resolve(locator: locator, map: map, book: book)
+            (page, position) = try Locate.resolve(locator: locator, map: map) { try book().position(spineIndex: $0, fragment: $1) }
         case "cfi":
-            let found = try book().position(cfi: value, spineStep: map.spineStep)
+            let found = try book().position(cfi: value)
             position = found
             page = try map.page(of: found)
         case "xpointer":

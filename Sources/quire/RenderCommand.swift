@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 
 import Quire
+import QuireCore
 
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
@@ -70,12 +71,9 @@ enum RenderCommand {
         guard options.positionals.count == 1 else { throw QuireError.usage("render takes one book: quire render BOOK --out DIR") }
         guard let out = options.value("out") else { throw QuireError.usage("render needs --out DIR") }
         let path = options.positionals[0]
-        try InputFile.checkReadable(path)
-        let isPDF = try InputFile.sniff(path) == .pdf
+        let isPDF = try Book.format(ofFile: path) == .pdf
         var paint = PaintSettings()
-        if isPDF {
-            paint.compressionLevel = PDFRenderOptions().compressionLevel
-        } else {
+        if !isPDF {
             for name in ["password", "rotate", "split"] where options.value(name) != nil {
                 throw QuireError.usage("--\(name) is for PDF input only")
             }
@@ -93,10 +91,7 @@ enum RenderCommand {
         let mapOnly = options.flag("map-only")
         let showProgress = isatty(2) == 1 && !options.flag("quiet")
 
-        let book = try Book.open(path, limits: try options.limits(), password: options.value("password")) { metadata in
-            // The dictionary takes milliseconds to load, which the first workers would wait for.
-            if settings.layout.hyphenation, let language = metadata.languages.first { Hyphenator.preloadInBackground(language) }
-        }
+        let book = try Book.open(path, limits: try options.limits(), password: options.value("password"), preloadHyphenation: settings.layout.hyphenation)
         let pagination = try Pagination(book, settings: settings)
         if let target = options.value("open-at") {
             // Answered through the full-extent guard before the whole book is laid out.

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Quire
+import QuireCore
 
 let usage = """
     usage: quire <command> [options]

@@ -1,5 +1,17 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireXML
+import QuireContainer
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireImages
+import QuirePreparation
+import QuireLayout
+import QuirePaint
+import QuirePDF
+import QuirePositions
 import Testing
 
 /// QuireCore's libc-based services, which replace Foundation in the executable: the JSON reader

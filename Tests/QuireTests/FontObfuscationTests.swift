@@ -1,6 +1,18 @@
 import CFreeType
 import Foundation
 import Quire
+import QuireCore
+import QuireXML
+import QuireContainer
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireImages
+import QuirePreparation
+import QuireLayout
+import QuirePaint
+import QuirePDF
+import QuirePositions
 import XCTest
 
 final class FontObfuscationTests: XCTestCase {

@@ -1,5 +1,17 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireXML
+import QuireContainer
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireImages
+import QuirePreparation
+import QuireLayout
+import QuirePaint
+import QuirePDF
+import QuirePositions
 import XCTest
 
 /// Books built by the tests to attack the container reader. Each must be refused with one

@@ -1,5 +1,17 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireXML
+import QuireContainer
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireImages
+import QuirePreparation
+import QuireLayout
+import QuirePaint
+import QuirePDF
+import QuirePositions
 import XCTest
 
 /// Every image in a few corpus books measures and decodes to at most 400×400.

@@ -2,6 +2,18 @@ import CQuireImage
 import CQuirePNG
 import Foundation
 import Quire
+import QuireCore
+import QuireXML
+import QuireContainer
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireImages
+import QuirePreparation
+import QuireLayout
+import QuirePaint
+import QuirePDF
+import QuirePositions
 import XCTest
 
 /// Test images built at test time: hand-written PNG and GIF bytes, libjpeg and libwebp encodes.

@@ -1,4 +1,16 @@
 import Quire
+import QuireCore
+import QuireXML
+import QuireContainer
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireImages
+import QuirePreparation
+import QuireLayout
+import QuirePaint
+import QuirePDF
+import QuirePositions
 import XCTest
 
 final class LineBreakerTests: XCTestCase {

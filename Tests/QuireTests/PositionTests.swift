@@ -1,5 +1,17 @@
 import Foundation
 import Quire
+import QuireCore
+import QuireXML
+import QuireContainer
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireImages
+import QuirePreparation
+import QuireLayout
+import QuirePaint
+import QuirePDF
+import QuirePositions
 import XCTest
 
 /// A small JSON Schema checker for the keywords docs/position-map.schema.json uses.
@@ -89,7 +101,7 @@ final class PositionTests: XCTestCase {
         let units = text.units
         XCTAssertEqual(String(decoding: units[(offset - 1)..<offset], as: UTF16.self), "9", "offset 10 falls after the tenth character")
         XCTAssertThrowsError(try CFI.offset(of: CFI.parse("epubcfi(/6/4!/4[wrong]/10/3:1)"), in: text)) {
-            XCTAssertTrue(($0 as? UnresolvablePosition)?.reason.contains("assertion") ?? false)
+            XCTAssertTrue(($0 as? QuireError)?.description.contains("assertion") ?? false)
         }
         XCTAssertThrowsError(try CFI.offset(of: CFI.parse("epubcfi(/6/4!/4/10/3:99)"), in: text), "offset past the text")
         // Generation and resolution are inverse for every offset.
@@ -200,7 +212,7 @@ final class PositionTests: XCTestCase {
             }
             let locator = Locate.startLocator(entry)
             let progressionOnly = Locator(href: locator.href, type: locator.type, locations: .init(progression: locator.locations.progression))
-            let (viaLocator, _) = try Locate.resolve(locator: progressionOnly, map: map, book: { anchors })
+            let (viaLocator, _) = try Locate.resolve(locator: progressionOnly, map: map, positionOfFragment: { try anchors.position(spineIndex: $0, id: $1) })
             if viaLocator != canonical { mismatches.append("page \(page): locator → \(viaLocator)") }
             let view = try XCTUnwrap(entry.text).start
             if let cfi = view.cfi {

@@ -1,6 +1,17 @@
 import Dispatch
 import Foundation
 import Quire
+import QuireCore
+import QuireXML
+import QuireContainer
+import QuireDocument
+import QuireStyle
+import QuireText
+import QuireImages
+import QuirePreparation
+import QuirePaint
+import QuirePDF
+import QuirePositions
 @testable import QuireLayout
 import XCTest
 

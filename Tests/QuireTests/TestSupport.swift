@@ -38,29 +38,33 @@ enum TestSupport {
         return url
     }
 
+    /// The W3C reading-system suite's publications: tests of one feature each, many of them
+    /// expected to be refused, judged by their own criteria (W3CSuiteTests), not as books.
+    static let w3cSuite = "w3c-epub-tests-suite"
+
+    /// The corpus's books: every EPUB outside the W3C suite.
     static func corpusEPUBs() throws -> [URL] {
-        let corpus = try requireCorpus()
-        let enumerator = FileManager.default.enumerator(at: corpus, includingPropertiesForKeys: nil)!
+        try epubs(in: requireCorpus()).filter { !$0.path.contains("/\(w3cSuite)/") }
+    }
+
+    /// Every EPUB under a folder, sorted by path.
+    static func epubs(in folder: URL) -> [URL] {
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)!
         return enumerator.compactMap { $0 as? URL }.filter { $0.pathExtension == "epub" }.sorted { $0.path < $1.path }
     }
 
-    /// The built `quire` executable: the newer of the release build (`make test` builds it, and
-    /// corpus-wide tests are much faster with it) and the debug build beside the test bundle.
-    static var quireBinary: URL {
-        var candidates: [URL] = []
-        var directory = Bundle(for: Marker.self).bundleURL.deletingLastPathComponent()
-        for _ in 0..<3 {
-            candidates.append(directory.appendingPathComponent("quire"))
-            directory = directory.deletingLastPathComponent()
+    /// The `quire` executable of this build: `QUIRE_BINARY` when set (`make test` sets it to the
+    /// release build it has just made, which runs the corpus-wide tests much faster), else the
+    /// debug build that `swift build --build-tests` made beside this test bundle. Never whichever
+    /// file happens to be newest: that can be a stale build.
+    static let quireBinary: URL = {
+        if let path = ProcessInfo.processInfo.environment["QUIRE_BINARY"], !path.isEmpty {
+            let url = URL(fileURLWithPath: path, relativeTo: packageRoot).standardizedFileURL
+            precondition(FileManager.default.isExecutableFile(atPath: url.path), "QUIRE_BINARY=\(path) is not an executable")
+            return url
         }
-        candidates.append(packageRoot.appendingPathComponent(".build/debug/quire"))
-        candidates.append(packageRoot.appendingPathComponent(".build/release/quire"))
-        func modified(_ url: URL) -> Date {
-            ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date) ?? .distantPast
-        }
-        let existing = candidates.filter { FileManager.default.isExecutableFile(atPath: $0.path) }
-        return existing.max { modified($0) < modified($1) } ?? packageRoot.appendingPathComponent(".build/debug/quire")
-    }
+        return Bundle(for: Marker.self).bundleURL.deletingLastPathComponent().appendingPathComponent("quire")
+    }()
 
     final class Marker {}
 

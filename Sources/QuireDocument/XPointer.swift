@@ -1,5 +1,4 @@
 import QuireCore
-import QuireDocument
 import QuireXML
 
 /// KOReader (crengine) XPointers: `/body/DocFragment[N]/body/div[2]/p[5]/text().K`.
@@ -97,12 +96,12 @@ public enum XPointer {
         }
         var parts = body.split(separator: "/").map(String.init)
         guard parts.count >= 2, parts[0] == "body", parts[1].hasPrefix("DocFragment") else {
-            throw UnresolvablePosition("an XPointer starts with /body/DocFragment[N]")
+            throw QuireError.unresolvable("an XPointer starts with /body/DocFragment[N]")
         }
         func step(_ part: String) throws -> (String, Int) {
             guard let open = part.firstIndex(of: "[") else { return (part, 1) }
             guard part.hasSuffix("]"), let number = Int(part[part.index(after: open)..<part.index(before: part.endIndex)]), number >= 1 else {
-                throw UnresolvablePosition("bad XPointer step '\(part)'")
+                throw QuireError.unresolvable("bad XPointer step '\(part)'")
             }
             return (String(part[..<open]), number)
         }
@@ -118,10 +117,10 @@ public enum XPointer {
                 } else if rest.hasPrefix("["), rest.hasSuffix("]"), let number = Int(rest.dropFirst().dropLast()) {
                     textIndex = number
                 } else {
-                    throw UnresolvablePosition("bad XPointer text step '\(part)'")
+                    throw QuireError.unresolvable("bad XPointer text step '\(part)'")
                 }
             } else {
-                guard textIndex == nil else { throw UnresolvablePosition("an XPointer cannot step below text()") }
+                guard textIndex == nil else { throw QuireError.unresolvable("an XPointer cannot step below text()") }
                 steps.append(try step(part))
             }
         }
@@ -131,15 +130,15 @@ public enum XPointer {
     /// The text offset an XPointer names in its document (fragment already chosen by the caller).
     public static func offset(of parsed: Parsed, in text: DocumentText) throws -> Int {
         let tree = text.document.tree
-        guard let body = text.document.body else { throw UnresolvablePosition("the document has no body") }
+        guard let body = text.document.body else { throw QuireError.unresolvable("the document has no body") }
         var steps = parsed.steps[...]
-        guard let first = steps.first, first.name == "body" else { throw UnresolvablePosition("an XPointer's fragment path starts at body") }
+        guard let first = steps.first, first.name == "body" else { throw QuireError.unresolvable("an XPointer's fragment path starts at body") }
         steps = steps.dropFirst()
         var current = body.id
         for (name, index) in steps {
             let matches = tree.childIDs(of: current).filter { tree.element($0)?.localName == name }
             guard index - 1 < matches.count else {
-                throw UnresolvablePosition("XPointer step \(name)[\(index)] does not exist under <\(tree.element(current)?.localName ?? "?")>")
+                throw QuireError.unresolvable("XPointer step \(name)[\(index)] does not exist under <\(tree.element(current)?.localName ?? "?")>")
             }
             current = matches[index - 1]
         }
@@ -148,13 +147,13 @@ public enum XPointer {
         }
         let texts = tree.childIDs(of: current).filter { tree.kind(of: $0) == .text && !isDropped($0, tree) }
         guard textIndex - 1 < texts.count else {
-            throw UnresolvablePosition("XPointer text()[\(textIndex)] does not exist in <\(tree.element(current)?.localName ?? "?")>")
+            throw QuireError.unresolvable("XPointer text()[\(textIndex)] does not exist in <\(tree.element(current)?.localName ?? "?")>")
         }
         let node = texts[textIndex - 1]
         let scalars = Array(tree.text(of: node).unicodeScalars)
         let wanted = parsed.offset ?? 0
         guard wanted <= scalars.count else {
-            throw UnresolvablePosition("XPointer offset .\(wanted) is past the end of its text (\(scalars.count) characters)")
+            throw QuireError.unresolvable("XPointer offset .\(wanted) is past the end of its text (\(scalars.count) characters)")
         }
         let units = scalars.prefix(wanted).reduce(0) { $0 + $1.utf16.count }
         return Int(text.document.textStarts[Int(node.index)]) + units

@@ -1,5 +1,4 @@
 import QuireCore
-import QuireDocument
 import QuireXML
 
 /// A semantic position: a spine item and a UTF-16 offset into its text content (every text node
@@ -18,13 +17,6 @@ public struct Position: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     public var description: String { "\(spineIndex):\(offset)" }
-}
-
-/// Why a position cannot be resolved: never answered with a nearby page.
-public struct UnresolvablePosition: Error, Equatable, Sendable, CustomStringConvertible {
-    public var reason: String
-    public init(_ reason: String) { self.reason = reason }
-    public var description: String { reason }
 }
 
 /// Text-node lookups over one content document.

@@ -1,33 +1,14 @@
 import QuireCore
+import QuirePositions
 import QuirePDF
 import QuirePreparation
 
 /// positions.json for a PDF: one entry per output image (a page, or half of a split spread),
 /// tied to its source page with a Readium PDF locator (`#page=N`).
-public enum PDFPositionMap {
-    /// What the profile member records: the geometry asked for and the page preparation.
-    public struct Profile: Sendable, Equatable {
-        public var name: String?
-        public var width: Int?
-        public var height: Int?
-        public var dpi: Double?
-        public var gray: Bool
-        public var dither: Bool
-
-        public init(name: String?, width: Int?, height: Int?, dpi: Double?, gray: Bool, dither: Bool) {
-            self.name = name
-            self.width = width
-            self.height = height
-            self.dpi = dpi
-            self.gray = gray
-            self.dither = dither
-        }
-    }
-
+enum PDFPositionMap {
     /// `rendered` holds the output indexes that have images; nil means all of them.
-    public static func map(
-        info: PDFInfo, plan: [PDFOutputPage], identity: PositionMap.BookIdentity, profile: Profile, preparation: PagePreparation,
-        rendered: Set<Int>?
+    static func map(
+        info: PDFInfo, plan: [PDFOutputPage], identity: PositionMap.BookIdentity, profile: PositionMap.PDFProfile, rendered: Set<Int>?
     ) -> PositionMap {
         let total = plan.count
         let digits = PositionMap.digits(forPageCount: total)
@@ -55,7 +36,7 @@ public enum PDFPositionMap {
             partialMD5: identity.partialMD5, layout: "pre-paginated", pageProgression: nil, spineStep: nil)
         return PositionMap(
             book: book,
-            profile: .pdf(profile, rotate: preparation.rotation.rawValue, crop: preparation.crop, split: preparation.split.rawValue),
+            profile: .pdf(profile),
             pageCount: total, pages: pages, toc: toc(info.outline), warnings: info.warnings)
     }
 }

@@ -1,5 +1,4 @@
 import QuireCore
-import QuireDocument
 import QuireXML
 
 /// EPUB Canonical Fragment Identifiers: even steps name elements, odd steps the text chunks between
@@ -86,7 +85,7 @@ public enum CFI {
         let parts = splitUnescaped(body, on: ",")
         if parts.count == 3 { body = parts[0] + parts[1] }
         let halves = splitUnescaped(body, on: "!")
-        guard halves.count <= 2 else { throw UnresolvablePosition("a CFI has at most one indirection (!)") }
+        guard halves.count <= 2 else { throw QuireError.unresolvable("a CFI has at most one indirection (!)") }
         var (packageSteps, _, _) = try parseSteps(halves[0])
         var contentSteps: [Step] = []
         var offset: Int?
@@ -160,13 +159,13 @@ public enum CFI {
                     content.append(character)
                 }
             }
-            throw UnresolvablePosition("unclosed [ in CFI")
+            throw QuireError.unresolvable("unclosed [ in CFI")
         }
         while index < characters.count {
             let character = characters[index]
             if character == "/" {
                 index += 1
-                guard let number = readNumber() else { throw UnresolvablePosition("a CFI step needs a number") }
+                guard let number = readNumber() else { throw QuireError.unresolvable("a CFI step needs a number") }
                 var assertion: String?
                 if index < characters.count && characters[index] == "[" {
                     let content = try readBracket()
@@ -175,7 +174,7 @@ public enum CFI {
                 steps.append(Step(index: number, assertion: assertion))
             } else if character == ":" {
                 index += 1
-                guard let number = readNumber() else { throw UnresolvablePosition("a CFI offset needs a number") }
+                guard let number = readNumber() else { throw QuireError.unresolvable("a CFI offset needs a number") }
                 offset = number
                 if index < characters.count && characters[index] == "[" {
                     let content = try readBracket()
@@ -189,7 +188,7 @@ public enum CFI {
             } else if character == "[" {
                 _ = try readBracket()
             } else {
-                throw UnresolvablePosition("unexpected '\(character)' in CFI")
+                throw QuireError.unresolvable("unexpected '\(character)' in CFI")
             }
         }
         return (steps, offset, side)
@@ -200,18 +199,18 @@ public enum CFI {
     /// The spine index named by the package part of a CFI, checking the itemref's id assertion.
     public static func spineIndex(of path: Path, spineStep: Int, itemrefIDs: [String?]) throws -> Int {
         guard path.packageSteps.count == 2 else {
-            throw UnresolvablePosition("the CFI does not go through the spine (/\(spineStep)/N!)")
+            throw QuireError.unresolvable("the CFI does not go through the spine (/\(spineStep)/N!)")
         }
         guard path.packageSteps[0].index == spineStep else {
-            throw UnresolvablePosition("the CFI's first step /\(path.packageSteps[0].index) is not the spine (/\(spineStep))")
+            throw QuireError.unresolvable("the CFI's first step /\(path.packageSteps[0].index) is not the spine (/\(spineStep))")
         }
         let step = path.packageSteps[1]
         guard step.index % 2 == 0, step.index >= 2, step.index / 2 - 1 < itemrefIDs.count else {
-            throw UnresolvablePosition("the CFI names spine item /\(step.index), which does not exist")
+            throw QuireError.unresolvable("the CFI names spine item /\(step.index), which does not exist")
         }
         let index = step.index / 2 - 1
         if let assertion = step.assertion, !assertion.isEmpty, assertion != (itemrefIDs[index] ?? "") {
-            throw UnresolvablePosition("the CFI asserts itemref [\(assertion)] but spine item \(index + 1) is [\(itemrefIDs[index] ?? "")]")
+            throw QuireError.unresolvable("the CFI asserts itemref [\(assertion)] but spine item \(index + 1) is [\(itemrefIDs[index] ?? "")]")
         }
         return index
     }
@@ -219,7 +218,7 @@ public enum CFI {
     /// The text offset named by the in-document steps.
     public static func offset(of path: Path, in text: DocumentText) throws -> Int {
         let tree = text.document.tree
-        guard let root = tree.root else { throw UnresolvablePosition("the document is empty") }
+        guard let root = tree.root else { throw QuireError.unresolvable("the document is empty") }
         var current = root.id
         var steps = path.contentSteps[...]
         // The first step selects the document element's children (`/4` = body in XHTML).
@@ -229,11 +228,11 @@ public enum CFI {
             if step.index % 2 == 0 {
                 let elements = children.filter { tree.kind(of: $0) == .element }
                 guard step.index >= 2, step.index / 2 - 1 < elements.count else {
-                    throw UnresolvablePosition("CFI step /\(step.index) goes past the children of <\(tree.element(current)?.localName ?? "?")>")
+                    throw QuireError.unresolvable("CFI step /\(step.index) goes past the children of <\(tree.element(current)?.localName ?? "?")>")
                 }
                 let element = elements[step.index / 2 - 1]
                 if let assertion = step.assertion, !assertion.isEmpty, tree.element(element)?.attribute("id") != assertion {
-                    throw UnresolvablePosition("CFI id assertion [\(assertion)] does not match <\(tree.element(element)?.localName ?? "?")>")
+                    throw QuireError.unresolvable("CFI id assertion [\(assertion)] does not match <\(tree.element(element)?.localName ?? "?")>")
                 }
                 current = element
             } else {
@@ -256,13 +255,13 @@ public enum CFI {
                     }
                 }
                 guard seen == elementsBefore || elementsBefore == 0 else {
-                    throw UnresolvablePosition("CFI step /\(step.index) names a text chunk that does not exist")
+                    throw QuireError.unresolvable("CFI step /\(step.index) names a text chunk that does not exist")
                 }
                 let local = path.offset ?? 0
-                guard steps.isEmpty else { throw UnresolvablePosition("a CFI cannot step into text") }
+                guard steps.isEmpty else { throw QuireError.unresolvable("a CFI cannot step into text") }
                 if let chunkStart {
                     guard local <= chunkLength else {
-                        throw UnresolvablePosition("CFI offset :\(local) is past the end of its text (\(chunkLength) characters)")
+                        throw QuireError.unresolvable("CFI offset :\(local) is past the end of its text (\(chunkLength) characters)")
                     }
                     return chunkStart + local
                 }

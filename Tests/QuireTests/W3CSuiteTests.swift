@@ -1,0 +1,31 @@
+import Foundation
+import XCTest
+
+/// The W3C reading-system suite (../shared/corpus/w3c-epub-tests-suite): no publication crashes
+/// Quire. Each is laid out, or refused with one clear error line and a documented exit code (65 bad
+/// data, 69 unsupported); never an internal error (70) or a signal.
+final class W3CSuiteTests: XCTestCase {
+    func testNoPublicationCrashesQuire() throws {
+        let suite = try TestSupport.requireCorpus().appendingPathComponent(TestSupport.w3cSuite)
+        guard FileManager.default.fileExists(atPath: suite.path) else { throw XCTSkip("no \(TestSupport.w3cSuite) in the corpus") }
+        let books = TestSupport.epubs(in: suite)
+        XCTAssertGreaterThan(books.count, 100)
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var refused: [String] = []
+        for book in books {
+            let out = directory.appendingPathComponent(book.deletingPathExtension().lastPathComponent)
+            let result = try TestSupport.quire("render", book.path, "--out", out.path, "--map-only", "--quiet")
+            let name = book.lastPathComponent
+            XCTAssertTrue([0, 65, 69].contains(result.status), "\(name): exit \(result.status): \(result.stderr)")
+            if result.status == 0 {
+                XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("positions.json").path), name)
+            } else {
+                XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(name): one error line: \(result.stderr)")
+                XCTAssertTrue(result.stderr.hasPrefix("quire: error: "), "\(name): \(result.stderr)")
+                refused.append("\(name) (\(result.status))")
+            }
+        }
+        print("note: W3C suite: \(books.count) publications, \(books.count - refused.count) laid out, refused: \(refused.joined(separator: ", "))")
+    }
+}
