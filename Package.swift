@@ -1,36 +1,5 @@
 // swift-tools-version:6.0
-import Foundation
 import PackageDescription
-
-// The hot modules (styles, text, layout) skip runtime exclusivity checks in release builds: the
-// checks cost a few percent on every access to a class's stored property, and debug builds and
-// tests keep them on.
-let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-
-// cairo, poppler-glib and librsvg (and the GTK stack behind them) are opened on first use by
-// Sources/CQuireDelayLoad, never linked, so EPUB layout doesn't pay their start-up time and memory.
-// Their headers still come from pkg-config; only the -I flags are taken, so no -l reaches the link.
-let delayLoadedHeaders: [String] = {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["pkg-config", "--cflags-only-I", "poppler-glib", "librsvg-2.0", "cairo"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    var flags: [String] = []
-    if (try? process.run()) != nil {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus == 0 {
-            flags = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
-        }
-    }
-    // Debian's locations, for a machine without pkg-config's files (`make setup` installs them).
-    return flags.isEmpty
-        ? ["/usr/include/poppler/glib", "/usr/include/poppler", "/usr/include/librsvg-2.0", "/usr/include/gdk-pixbuf-2.0",
-            "/usr/include/glib-2.0", "/usr/lib/x86_64-linux-gnu/glib-2.0/include", "/usr/include/cairo"].map { "-I" + $0 }
-        : flags
-}()
 
 // The pipeline reads off the target list: each module depends only on modules earlier in the flow.
 let package = Package(
@@ -69,10 +38,14 @@ let package = Package(
                 .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
             ]),
 
-        // cairo, poppler-glib and librsvg, opened on first use (see `delayLoadedHeaders`). Their
-        // packages, for `make setup`: libcairo2-dev, libpoppler-glib-dev, librsvg2-dev.
+        // cairo, poppler-glib and librsvg (and the GTK stack behind them) are opened on first use,
+        // never linked, so EPUB layout doesn't pay their start-up time and memory. The stubs'
+        // C file includes the libraries' own headers, reached through the symlinks in
+        // Sources/CQuireDelayLoad/system (Debian's include directories; packages libcairo2-dev,
+        // libpoppler-glib-dev, librsvg2-dev): their pkg-config modules would link the libraries.
         .target(
-            name: "CQuireDelayLoad", dependencies: ["CGLib", "CFreeType"], cSettings: [.unsafeFlags(delayLoadedHeaders)]),
+            name: "CQuireDelayLoad", dependencies: ["CGLib", "CFreeType"],
+            cSettings: ["poppler-glib", "poppler", "cairo", "librsvg-2.0", "gdk-pixbuf-2.0"].map { .headerSearchPath("system/" + $0) }),
 
         // SHA-256 with the x86 SHA instructions (Swift can't reach them).
         .target(name: "CQuireSHA"),
@@ -85,13 +58,13 @@ let package = Package(
         // XHTML content documents: the tree with text offsets (the position model's coordinates).
         .target(name: "QuireDocument", dependencies: ["QuireCore", "QuireXML", "QuireContainer"]),
         // CSS: the computed-style record layout reads, the user-agent sheet, cascade and selectors.
-        .target(name: "QuireStyle", dependencies: ["QuireCore", "QuireXML"], swiftSettings: hotPathSettings),
+        .target(name: "QuireStyle", dependencies: ["QuireCore", "QuireXML"]),
         // Fonts (FreeType, fontconfig), shaping (HarfBuzz), line breaking (ICU, Knuth–Plass), hyphenation, bidi.
         .target(
             name: "QuireText",
             dependencies: [
                 "QuireCore", "QuireStyle", "CHarfBuzz", "CFreeType", "CFontconfig", "CFribidi", "CHyphen", "CQuireICU",
-            ], swiftSettings: hotPathSettings),
+            ]),
         // Images: sizes from headers only, and decoding to a size budget (PNG, JPEG, GIF, WebP, SVG).
         .target(
             name: "QuireImages", dependencies: ["QuireCore", "CQuireImage", "CGLib", "CFreeType", "CCairo", "CQuireDelayLoad"]),
@@ -101,7 +74,7 @@ let package = Package(
         .target(
             name: "QuireLayout",
             dependencies: ["QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages"],
-            swiftSettings: hotPathSettings),
+            ),
         // Display lists to pixels (cairo), themes, grey and dithering.
         .target(
             name: "QuirePaint",

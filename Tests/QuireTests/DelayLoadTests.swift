@@ -91,4 +91,26 @@ final class DelayLoadTests: XCTestCase {
         XCTAssertTrue(notDrawn.first?.contains("librsvg") ?? false, "\(notDrawn)")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("pages").path).count, 2)
     }
+
+    /// A libcairo that has cairo_create (the probe) but none of the other functions Quire calls:
+    /// refused when it is opened, with the missing function named; painting fails with exit 69
+    /// and one line, and no stub ever runs into the missing function.
+    func testLibraryWithoutAStubsFunctionIsRefusedWhenOpened() throws {
+        let libraries = directory.appendingPathComponent("partial")
+        try FileManager.default.createDirectory(at: libraries, withIntermediateDirectories: true)
+        let source = libraries.appendingPathComponent("cairo.c")
+        try "void *cairo_create(void *target) { (void)target; return 0; }\n".write(to: source, atomically: true, encoding: .utf8)
+        let library = libraries.appendingPathComponent("libcairo.so.2")
+        let compiled = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/cc"), ["-shared", "-fPIC", "-o", library.path, source.path])
+        XCTAssertEqual(compiled.status, 0, compiled.stderr)
+        // The development name too, or the real library would be found under it.
+        try FileManager.default.copyItem(at: library, to: libraries.appendingPathComponent("libcairo.so"))
+        let out = directory.appendingPathComponent("pages")
+        let painted = try TestSupport.run(
+            TestSupport.quireBinary, ["render", try LayoutTests.sampleBook().path, "--out", out.path, "--quiet"],
+            environment: ["LD_LIBRARY_PATH": libraries.path])
+        XCTAssertEqual(painted.status, 69, painted.stderr)
+        XCTAssertEqual(painted.stderr.split(separator: "\n").count, 1, painted.stderr)
+        XCTAssertTrue(painted.stderr.hasPrefix("quire: error: ") && painted.stderr.contains("has no cairo_"), painted.stderr)
+    }
 }
