@@ -11,6 +11,7 @@ import QuireXML
 /// An opened book, EPUB or PDF: what it is and what it holds, before anything is laid out.
 /// Open one with `Book.open`, then paginate it with `Pagination`.
 public final class Book: Sendable {
+    /// What kind of file the book is.
     public enum Format: String, Sendable {
         case epub, pdf
     }

@@ -9,6 +9,7 @@ import QuirePreparation
 import QuireStyle
 import QuireText
 
+/// Page colours: light (the book's own), sepia, or dark (text recoloured, pictures kept).
 public enum Theme: String, Sendable, CaseIterable {
     case light, sepia, dark
 
@@ -35,6 +36,7 @@ public enum Theme: String, Sendable, CaseIterable {
     }
 }
 
+/// How a page is painted: theme, colour or grey, dithering, PNG compression.
 public struct PaintSettings: Sendable, Hashable {
     public var theme: Theme = .light
     /// 8-bit grey output for e-ink.

@@ -119,6 +119,7 @@ public enum LineHeight: Sendable, Hashable {
     case px(Double)
 }
 
+/// `text-align`, and the reader's `--align` override.
 public enum TextAlign: String, Sendable, Hashable { case start, end, left, right, center, justify }
 public enum TextAlignLast: String, Sendable, Hashable { case auto, start, end, left, right, center, justify }
 public enum TextTransform: String, Sendable, Hashable { case none, uppercase, lowercase, capitalize }

@@ -92,7 +92,7 @@ final class SessionTests: XCTestCase {
             "standardebooks/lewis-carroll_alices-adventures-in-wonderland.epub", "idpf-epub3-samples/jlreq-in-japanese.epub",
             "idpf-epub3-samples/regime-anticancer-arabic.epub",
         ]
-        var random = SystemRandomNumberGenerator.Seeded(seed: 42)
+        var random = SplitMix(seed: 42)
         var byIndexMisses = 0
         var byProgressMisses = 0
         var checked = 0
@@ -195,21 +195,6 @@ final class SessionTests: XCTestCase {
         try Data("not a zip at all".utf8).write(to: garbage)
         XCTAssertThrowsError(try Book.open(garbage.path)) { error in
             guard case .corrupt = BookFailure(error) else { return XCTFail("\(error)") }
-        }
-    }
-}
-
-extension SystemRandomNumberGenerator {
-    /// A small deterministic generator (SplitMix64) for reproducible samples.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
