@@ -18,8 +18,9 @@ final class FixedLayoutTests: XCTestCase {
     static func render(_ path: String, pages: String = "1-20") throws -> (URL, [String: Any]) {
         let corpus = try TestSupport.requireCorpus()
         let directory = try TestSupport.temporaryDirectory(path.replacingOccurrences(of: "/", with: "-"))
-        let result = try TestSupport.quire("render", corpus.appendingPathComponent(path).path, "--out", directory.path, "--profile", "kobo-clara", "--pages", pages, "--quiet")
-        XCTAssertEqual(result.status, 0, result.stderr)
+        var request = WriteRequest(directory: directory.path, paint: PaintSettings())
+        request.pages = try PageRanges(parsing: pages)
+        _ = try Pagination(Book.open(corpus.appendingPathComponent(path).path), settings: PaginationSettings(profile: "kobo-clara")).write(request)
         let map = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("positions.json"))) as? [String: Any])
         return (directory, map)
     }

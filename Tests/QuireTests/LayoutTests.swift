@@ -136,14 +136,17 @@ final class LayoutTests: XCTestCase {
         }
     }
 
-    /// PNG bytes are identical across runs and thread counts.
+    /// PNG bytes are identical across runs and thread counts (the library's `Pagination.write`).
     func testRenderedBytesAreIdenticalAcrossJobs() throws {
         let path = try Self.sampleBook().path
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        for (name, jobs) in [("a", "1"), ("b", "2"), ("c", "2")] {
-            let result = try TestSupport.quire("render", path, "--out", directory.appendingPathComponent(name).path, "--profile", "eink-6", "--jobs", jobs, "--gray", "--quiet")
-            XCTAssertEqual(result.status, 0, result.stderr)
+        var paint = PaintSettings()
+        paint.gray = true
+        for (name, jobs) in [("a", 1), ("b", 2), ("c", 2)] {
+            var request = WriteRequest(directory: directory.appendingPathComponent(name).path, paint: paint)
+            request.jobs = jobs
+            _ = try Pagination(Book.open(path), settings: PaginationSettings(profile: "eink-6")).write(request)
         }
         let pages = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("a/pages").path).sorted()
         XCTAssertGreaterThan(pages.count, 10)
