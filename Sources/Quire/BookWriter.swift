@@ -158,10 +158,7 @@ extension ReflowPages {
                     chapter.pages[index].items = []
                 }
                 paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
-                let count = done.withLock { count in
-                    count += 1
-                    return count
-                }
+                let count = done.takeNext() + 1
                 request.progress?(count, spineCount, "chapters")
             }
             noteShaping(hits: result.shapingHits, misses: result.shapingMisses)
@@ -194,10 +191,7 @@ extension ReflowPages {
             DispatchQueue.concurrentPerform(iterations: max(1, min(request.jobs, selection.count))) { _ in
                 let painter = Painter(resources: { try? container.read(path: $0) })
                 while true {
-                    let slot = next.withLock { value in
-                        value += 1
-                        return value - 1
-                    }
+                    let slot = next.takeNext()
                     guard slot < selection.count, !failure.failed else { break }
                     let number = selection[slot]
                     do {
@@ -205,10 +199,7 @@ extension ReflowPages {
                     } catch {
                         failure.record(error)
                     }
-                    let count = done.withLock { count in
-                        count += 1
-                        return count
-                    }
+                    let count = done.takeNext() + 1
                     request.progress?(count, selection.count, "pages")
                 }
                 paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
@@ -254,10 +245,7 @@ extension PDFPages {
             path: path, info: info, sourcePages: rendering, options: render, jobs: request.jobs,
             imagePath: { out + "/" + PositionMap.imageName(forPage: $0.index, digits: digits) },
             progress: {
-                let count = done.withLock { count in
-                    count += 1
-                    return count
-                }
+                let count = done.takeNext() + 1
                 progress?(count, rendering.count, "pages")
             })
         let selected = Set(rendering)

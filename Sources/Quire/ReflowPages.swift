@@ -17,6 +17,8 @@ final class ReflowPages: Sendable {
     /// The book: its DOM-side lookups (CFI, XPointer, ids) and its hashes.
     private let book: Book
     private let shaping = SharedShaping()
+    /// The navigation's targets, gathered once for every chapter's positions.
+    private let targets: ChapterPositions.Targets
 
     /// What is kept of a settled chapter for every later question: its pages without display
     /// items (starts, ends, warnings, settling) and its positions (CFIs, XPointers, excerpts, ids).
@@ -47,6 +49,7 @@ final class ReflowPages: Sendable {
     init(book: Book, container: EPUBContainer, settings: PaginationSettings) throws {
         self.book = book
         self.container = container
+        targets = ChapterPositions.Targets(container.publication)
         self.settings = settings
         layout = try BookLayout(
             container: container, settings: settings.layout, settleLimits: settings.settleLimits, measurer: settings.imageMeasurer,
@@ -136,7 +139,6 @@ final class ReflowPages: Sendable {
         return Summary(layout: stripped, positions: positions)
     }
 
-    private var targets: ChapterPositions.Targets { ChapterPositions.Targets(publication) }
 
     /// A settled chapter with its display lists, kept in the window. The reader's current chapter
     /// moves to it, and the next chapter is laid out in the background.

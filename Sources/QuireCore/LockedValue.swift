@@ -48,3 +48,13 @@ public final class LockedValue<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+extension LockedValue where Value == Int {
+    /// The value before adding one: hands out 0, 1, 2 … to workers, or counts what is done.
+    public func takeNext() -> Int {
+        withLock { value in
+            defer { value += 1 }
+            return value
+        }
+    }
+}

@@ -98,10 +98,7 @@ public final class BookLayout: @unchecked Sendable {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let worker = LayoutWorker(drawing: buildItems, shared: shaping)
             while true {
-                let slot = next.withLock { next in
-                    defer { next += 1 }
-                    return next
-                }
+                let slot = next.takeNext()
                 guard slot < indices.count else { break }
                 var chapter = settleChapter(indices[slot], worker: worker, buildItems: buildItems)
                 finish?(&chapter)

@@ -6,8 +6,7 @@ import XCTest
 /// data, 69 unsupported); never an internal error (70) or a signal.
 final class W3CSuiteTests: XCTestCase {
     func testNoPublicationCrashesQuire() throws {
-        let suite = try TestSupport.requireCorpus().appendingPathComponent(TestSupport.w3cSuite)
-        guard FileManager.default.fileExists(atPath: suite.path) else { throw XCTSkip("no \(TestSupport.w3cSuite) in the corpus") }
+        let suite = try TestSupport.corpusFile(TestSupport.w3cSuite)
         let books = TestSupport.epubs(in: suite)
         XCTAssertGreaterThan(books.count, 100)
         let directory = try TestSupport.temporaryDirectory()
