@@ -129,9 +129,10 @@ final class ReflowPages: Sendable {
     }
 
     private func summarize(_ chapter: ChapterLayout) -> Summary {
-        let positions = ChapterPositions(chapter: chapter, publication: publication, spineStep: publication.spineStep, targets: targets)
+        let positions = ChapterPositions(chapter: chapter, container: container, targets: targets)
         var stripped = chapter
         stripped.document = nil
+        stripped.crengineStyles = nil
         for index in stripped.pages.indices {
             stripped.pages[index].items = []
             stripped.pages[index].lines = []

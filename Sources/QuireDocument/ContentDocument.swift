@@ -16,6 +16,10 @@ public struct ContentDocument: Sendable {
     /// `id` attribute → element, for fragment targets.
     public let ids: [String: NodeID]
     public let warnings: [Warning]
+    /// The file's bytes, for models that read the source as another reader would (crengine's text nodes).
+    public let source: [UInt8]
+    /// Read by the HTML parser (tag soup), not as XML.
+    public let readAsHTML: Bool
 
     /// Parses as XML; if the document is not well-formed, falls back to the HTML parser with a warning.
     public static func parse(_ bytes: [UInt8], path: String, mediaType: String = "application/xhtml+xml", limits: Limits = .standard)
@@ -23,7 +27,8 @@ public struct ContentDocument: Sendable {
     {
         var warnings: [Warning] = []
         let tree: XMLTree
-        if mediaType == "text/html" {
+        var html = mediaType == "text/html"
+        if html {
             tree = try XMLParser.parse(bytes, path: path, mode: .html, limits: limits)
         } else {
             do {
@@ -31,16 +36,19 @@ public struct ContentDocument: Sendable {
             } catch QuireError.invalidXML(_, let reason) {
                 warnings.append(Warning("xhtml-not-well-formed", "\(path): \(reason); read with the HTML parser"))
                 tree = try XMLParser.parse(bytes, path: path, mode: .html, limits: limits)
+                html = true
             }
         }
         warnings += tree.warnings
-        return ContentDocument(path: path, tree: tree, warnings: warnings)
+        return ContentDocument(path: path, tree: tree, warnings: warnings, source: bytes, readAsHTML: html)
     }
 
-    public init(path: String, tree: XMLTree, warnings: [Warning] = []) {
+    public init(path: String, tree: XMLTree, warnings: [Warning] = [], source: [UInt8] = [], readAsHTML: Bool = false) {
         self.path = path
         self.tree = tree
         self.warnings = warnings
+        self.source = source
+        self.readAsHTML = readAsHTML
         let root = tree.root
         body = root.flatMap { root in root.localName == "body" ? root : root.descendants("body").first }
             ?? (root?.localName == "svg" ? root : nil)

@@ -1,42 +1,62 @@
 import QuireCore
 import QuireXML
 
-/// KOReader (crengine) XPointers: `/body/DocFragment[N]/body/div[2]/p[5]/text().K`.
-/// DocFragment counts spine items from 1; element steps count same-name siblings from 1 (`[1]` may
-/// be left out); `text()[k]` counts the element's non-blank text children; `.K` counts characters
-/// (Unicode scalars, as crengine's UTF-32 strings do).
+/// KOReader (crengine) XPointers: `/body/DocFragment[N]/body/div[2]/p[5]/text()[2].K`, written
+/// as KOReader's releases write them (crengine's `toStringV2`, DOM versions 20200223…20260811).
+/// - DocFragment counts spine itemrefs from 1, linear or not (crengine's epubfmt.cpp builds one
+///   per itemref); the index is left out when the book has one.
+/// - Element steps count same-name siblings from 1, written only where there are two or more.
+/// - `text()[k]` counts the text nodes crengine keeps (`CrengineText`), `.K` the characters of
+///   crengine's text of that node (Unicode scalars after its white-space processing).
+/// Pointers in crengine's newer spelling (every step indexed, `/body[1]/…/text()[1].K`) and the
+/// older one without `[1]` are read alike.
 public enum XPointer {
-    public static func make(spineIndex: Int, text: DocumentText, offset: Int) -> String {
+    public static func make(spineIndex: Int, fragmentCount: Int, text: DocumentText, model: CrengineText?, offset: Int) -> String {
         let tree = text.document.tree
-        var path = "/body/DocFragment[\(spineIndex + 1)]"
+        let path = fragmentCount > 1 ? "/body/DocFragment[\(spineIndex + 1)]" : "/body/DocFragment"
         guard let body = text.document.body else { return path }
-        guard var (node, local) = text.node(at: offset) else { return path + "/body" }
-        // crengine drops blank text nodes. A position at the start of one is named by the element
-        // just before it when that element holds no text (an image: resolving it lands right here),
-        // else by the drawn text that ends here.
+        guard let model else { return path + domPath(body: body.id, text: text, offset: offset) }
+        // A position at white space just after a picture (a page that starts with it) is named by the
+        // picture's element: crengine keeps no text there.
+        if let (node, local) = text.node(at: offset), local == 0, isBlank(tree.text(of: node)),
+            let element = previousSiblingWithoutText(node, tree)
+        {
+            return path + elementPath(from: body.id, to: element, tree: tree)
+        }
+        guard let (index, character) = model.location(at: offset) else { return path + "/body" }
+        let node = model.nodes[index]
+        return path + elementPath(from: body.id, to: node.parent, tree: tree)
+            + (node.siblings > 1 ? "/text()[\(node.index)]" : "/text()") + ".\(character)"
+    }
+
+    static func previousSiblingWithoutText(_ node: NodeID, _ tree: XMLTree) -> NodeID? {
+        let siblings = Array(tree.childIDs(of: tree.parent(of: node) ?? node))
+        guard let position = siblings.firstIndex(of: node), position > 0, let element = tree.element(siblings[position - 1]),
+            element.textContent.isEmpty
+        else { return nil }
+        return element.id
+    }
+
+    /// Without crengine's text model (a document read as tag soup, or not UTF-8): libxml2's text
+    /// nodes, blank ones left out, offsets in scalars.
+    static func domPath(body: NodeID, text: DocumentText, offset: Int) -> String {
+        let tree = text.document.tree
+        guard var (node, local) = text.node(at: offset) else { return "/body" }
         if isDropped(node, tree), local == 0, let index = text.nodes.firstIndex(of: node) {
-            let siblings = Array(tree.childIDs(of: tree.parent(of: node) ?? node))
-            if let position = siblings.firstIndex(of: node), position > 0, let element = tree.element(siblings[position - 1]),
-                element.textContent.isEmpty
-            {
-                return path + elementPath(from: body.id, to: element.id, tree: tree)
-            }
+            if let element = previousSiblingWithoutText(node, tree) { return elementPath(from: body, to: element, tree: tree) }
             if index > 0, !isDropped(text.nodes[index - 1], tree) {
                 node = text.nodes[index - 1]
                 local = tree.text(of: node).utf16.count
             }
         }
-        guard let parent = tree.parent(of: node) else { return path + "/body" }
-        path += elementPath(from: body.id, to: parent, tree: tree)
-        // crengine drops blank text nodes: a position in one is named by its element.
+        guard let parent = tree.parent(of: node) else { return "/body" }
+        let path = elementPath(from: body, to: parent, tree: tree)
         if isDropped(node, tree) { return path }
-        // Which non-blank text child, and the offset in scalars.
         var textIndex = 0
         for child in tree.childIDs(of: parent) where tree.kind(of: child) == .text {
             if !isDropped(child, tree) { textIndex += 1 }
             if child == node { break }
         }
-        // Scalars that start within the first `local` UTF-16 units (half a pair counts as one).
         var scalars = 0
         var units = 0
         for scalar in tree.text(of: node).unicodeScalars {
@@ -95,7 +115,7 @@ public enum XPointer {
             body = String(body[..<dot])
         }
         var parts = body.split(separator: "/").map(String.init)
-        guard parts.count >= 2, parts[0] == "body", parts[1].hasPrefix("DocFragment") else {
+        guard parts.count >= 2, parts[0] == "body" || parts[0] == "body[1]", parts[1].hasPrefix("DocFragment") else {
             throw QuireError.unresolvable("an XPointer starts with /body/DocFragment[N]")
         }
         func step(_ part: String) throws -> (String, Int) {
@@ -128,7 +148,7 @@ public enum XPointer {
     }
 
     /// The text offset an XPointer names in its document (fragment already chosen by the caller).
-    public static func offset(of parsed: Parsed, in text: DocumentText) throws -> Int {
+    public static func offset(of parsed: Parsed, in text: DocumentText, model: CrengineText?) throws -> Int {
         let tree = text.document.tree
         guard let body = text.document.body else { throw QuireError.unresolvable("the document has no body") }
         var steps = parsed.steps[...]
@@ -145,6 +165,7 @@ public enum XPointer {
         guard let textIndex = parsed.textIndex else {
             return text.document.textOffset(atElement: current) + (parsed.offset ?? 0)
         }
+        if let model { return try model.offset(parent: current, index: textIndex, character: parsed.offset ?? 0) }
         let texts = tree.childIDs(of: current).filter { tree.kind(of: $0) == .text && !isDropped($0, tree) }
         guard textIndex - 1 < texts.count else {
             throw QuireError.unresolvable("XPointer text()[\(textIndex)] does not exist in <\(tree.element(current)?.localName ?? "?")>")

@@ -19,6 +19,9 @@ public struct ChapterLayout: Sendable {
     public var warnings: [Warning]
     /// The parsed document, for positions (CFI and XPointer paths, text excerpts).
     public var document: ContentDocument? = nil
+    /// How crengine sees the document's elements, when the chapter's styles are the reference
+    /// environment's (else the positions compute them apart).
+    public var crengineStyles: [CrengineStyle]? = nil
     /// Images the chapter uses (archive paths, document order) and what settling did.
     public var imagePaths: [String] = []
     public var settle = SettleRecord()
@@ -313,7 +316,8 @@ public final class BookLayout: @unchecked Sendable {
         }
         return ChapterLayout(
             spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount,
-            missingGlyphs: missing, spacing: caches.spacing, warnings: warnings, document: document, imagePaths: builder.imagePaths)
+            missingGlyphs: missing, spacing: caches.spacing, warnings: warnings, document: document,
+            crengineStyles: styles.matchesReference ? CrengineStyle.of(document.tree, styles: styles) : nil, imagePaths: builder.imagePaths)
     }
 
     /// The background that covers the whole page: the root element's, or if that is transparent,

@@ -2,12 +2,14 @@ import Glibc
 import QuireContainer
 import QuireCore
 import QuireDocument
+import QuireLayout
 
 /// Resolves anchors that need the book's DOM (CFIs, XPointers, fragments, `#id` selectors) to
 /// positions. Every failure is an `unresolvable` error, never a nearby guess.
 public final class BookAnchors {
     public let container: EPUBContainer
     private var texts: [Int: DocumentText] = [:]
+    private var crengineTexts: [Int: CrengineText?] = [:]
 
     public init(container: EPUBContainer) { self.container = container }
 
@@ -35,7 +37,16 @@ public final class BookAnchors {
         guard spineIndex >= 0, spineIndex < container.publication.spine.count else {
             throw QuireError.unresolvable("DocFragment[\(parsed.fragment)] is outside the book's \(container.publication.spine.count) spine items")
         }
-        return Position(spineIndex: spineIndex, offset: try XPointer.offset(of: parsed, in: text(spineIndex: spineIndex)))
+        let text = try text(spineIndex: spineIndex)
+        return Position(spineIndex: spineIndex, offset: try XPointer.offset(of: parsed, in: text, model: crengineText(spineIndex, text)))
+    }
+
+    /// crengine's text nodes of a spine item, as the position map's XPointers count them.
+    private func crengineText(_ spineIndex: Int, _ text: DocumentText) -> CrengineText? {
+        if let model = crengineTexts[spineIndex] { return model }
+        let model = CrengineText(text, styles: CrengineStyle.of(text.document, container: container))
+        crengineTexts[spineIndex] = model
+        return model
     }
 
     /// An element id (from a fragment or a `#id` CSS selector) in a spine item.

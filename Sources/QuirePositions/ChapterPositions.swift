@@ -50,15 +50,19 @@ public struct ChapterPositions: Sendable {
     }
 
     /// Nil for a chapter without a DOM (a picture as a spine item).
-    public init?(chapter: ChapterLayout, publication: Publication, spineStep: Int, targets: Targets) {
+    public init?(chapter: ChapterLayout, container: EPUBContainer, targets: Targets) {
         guard let document = chapter.document else { return nil }
+        let publication = container.publication
+        let spineStep = publication.spineStep
         let text = DocumentText(document)
+        let model = CrengineText(text, styles: chapter.crengineStyles ?? CrengineStyle.of(document, container: container))
         let spineIndex = chapter.spineIndex
         let itemref = publication.spine[spineIndex].id
         func views(_ offset: Int) -> Views {
             Views(
                 cfi: CFI.make(spineStep: spineStep, spineIndex: spineIndex, itemrefID: itemref, text: text, offset: offset),
-                xpointer: XPointer.make(spineIndex: spineIndex, text: text, offset: offset))
+                xpointer: XPointer.make(
+                    spineIndex: spineIndex, fragmentCount: publication.spine.count, text: text, model: model, offset: offset))
         }
         for page in chapter.pages {
             starts.append(views(page.start))

@@ -151,7 +151,7 @@ struct MapBuilder {
         var chars = 0
         for chapter in result.chapters {
             if let targets, anchors[chapter.spineIndex] == nil {
-                anchors[chapter.spineIndex] = ChapterPositions(chapter: chapter, publication: publication, spineStep: spineStep, targets: targets)
+                anchors[chapter.spineIndex] = ChapterPositions(chapter: chapter, container: container, targets: targets)
             }
             chapters[chapter.spineIndex] = chapter
             first[chapter.spineIndex] = page

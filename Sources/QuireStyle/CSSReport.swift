@@ -31,8 +31,10 @@ public struct CSSReport: Sendable {
         withoutActuallyEscaping(loadResource) { load in
             for (tree, path) in documents {
                 var warnings: [Warning] = []
+                var mediaDiffers = false
                 for (bytes, sheetPath) in StyleEngine.authorSheets(
-                    document: tree, documentPath: path, environment: environment, loadResource: load, warnings: &warnings)
+                    document: tree, documentPath: path, environment: environment, loadResource: load, warnings: &warnings,
+                    mediaDiffers: &mediaDiffers)
                 {
                     let key = sheetPath == path ? "<style>#\(StyleEngine.fnv1a(bytes))" : sheetPath
                     guard seenSheets.insert(key).inserted else { continue }

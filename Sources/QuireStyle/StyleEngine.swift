@@ -49,6 +49,19 @@ public struct StyleEnvironment: Sendable, Hashable {
         self.bookLanguage = bookLanguage
         self.overrides = overrides
     }
+
+    /// The book's CSS at a fixed page, for what must not vary with the reader's geometry or
+    /// settings (the DOM crengine builds, which KOReader's XPointers count).
+    public static let reference = StyleEnvironment()
+
+    /// This environment's media answers with the reference's viewport and colour.
+    var referenceMedia: StyleEnvironment {
+        var environment = self
+        environment.viewportWidth = StyleEnvironment.reference.viewportWidth
+        environment.viewportHeight = StyleEnvironment.reference.viewportHeight
+        environment.grayscale = StyleEnvironment.reference.grayscale
+        return environment
+    }
 }
 
 /// Generated boxes of one element, stored only for elements that have any.
@@ -69,6 +82,9 @@ public struct DocumentStyles: Sendable {
     public let fontFaces: [FontFaceRule]
     public let warnings: [Warning]
     public let pageRule: PageRule?
+    /// The styles are those of the reference environment (`StyleEnvironment.reference`): the
+    /// book's CSS alone, and no media query whose answer the page size or colour changed.
+    public internal(set) var matchesReference = false
 
     public func style(of element: NodeID) -> ElementStyle {
         let index = Int(element.index)
@@ -89,6 +105,12 @@ public struct DocumentStyles: Sendable {
         let index = Int(node.index)
         guard index >= 0, index < nodeStyle.count, nodeStyle[index] >= 0 else { return ComputedStyle() }
         return computed[Int(nodeStyle[index])]
+    }
+
+    /// Whether an element has `::before` and `::after` boxes, without copying its styles.
+    public func generatedContent(of element: NodeID) -> (before: Bool, after: Bool) {
+        guard let extra = extras[element.index] else { return (false, false) }
+        return (extra.before != nil, extra.after != nil)
     }
 
     /// How many distinct computed styles the document uses.
@@ -171,6 +193,7 @@ public final class StyleEngine: Sendable {
         var sheets: [(StyleSheet, Origin)] = [(StyleEngine.userAgentSheet, .userAgent)]
         var keys = [IndexKey(sheet: nil, origin: .userAgent)]
         var warnings: [Warning] = []
+        var mediaDiffers = false
         if let userCSS = environment.overrides.userCSS {
             let user = sheet(bytes: Array(userCSS.utf8), path: "user.css", environment: environment, loadResource: { _ in nil })
             sheets.append((user.sheet, .user))
@@ -178,7 +201,10 @@ public final class StyleEngine: Sendable {
         }
         let publisher = !environment.overrides.noPublisherStyles
         if publisher {
-            for (bytes, path) in StyleEngine.authorSheets(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, warnings: &warnings) {
+            for (bytes, path) in StyleEngine.authorSheets(
+                document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, warnings: &warnings,
+                mediaDiffers: &mediaDiffers)
+            {
                 let author = sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource)
                 sheets.append((author.sheet, .author))
                 keys.append(IndexKey(sheet: author.key, origin: .author))
@@ -192,7 +218,10 @@ public final class StyleEngine: Sendable {
         }
         for (sheet, _) in sheets { warnings += sheet.warnings }
         let cascade = Cascade(tree: document, index: ruleIndex(sheets, keys: keys), environment: environment, styleAttributes: publisher)
-        return cascade.run(fontFaces: fontFaces, warnings: warnings, pageRule: pageRule)
+        var styles = cascade.run(fontFaces: fontFaces, warnings: warnings, pageRule: pageRule)
+        styles.matchesReference =
+            publisher && environment.overrides.userCSS == nil && !mediaDiffers && !sheets.contains { $0.0.mediaDiffersFromReference }
+        return styles
     }
 
     static func merge(_ base: PageRule?, _ next: PageRule) -> PageRule {
@@ -209,8 +238,13 @@ public final class StyleEngine: Sendable {
     /// `<link rel=stylesheet>` and `<style>` in document order, as (bytes, path) with media already checked.
     static func authorSheets(
         document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?,
-        warnings: inout [Warning]
+        warnings: inout [Warning], mediaDiffers: inout Bool
     ) -> [([UInt8], String)] {
+        func matches(_ media: String) -> Bool {
+            let answer = MediaQueries.matches(text: media, environment)
+            if answer != MediaQueries.matches(text: media, environment.referenceMedia) { mediaDiffers = true }
+            return answer
+        }
         var result: [([UInt8], String)] = []
         for index in 0..<Int32(document.nodeCount) {
             guard let element = document.element(NodeID(index)), Self.mayBeLinkOrStyle(element.localName) else { continue }
@@ -223,7 +257,7 @@ public final class StyleEngine: Sendable {
                 let rel = (element.attribute("rel") ?? "").lowercased().whitespaceTokens()
                 guard rel.contains("stylesheet"), !rel.contains("alternate"), let href = element.attribute("href") else { continue }
                 if let type = element.attribute("type")?.lowercased(), !type.isEmpty, type != "text/css" { continue }
-                if let media = element.attribute("media"), !MediaQueries.matches(text: media, environment) { continue }
+                if let media = element.attribute("media"), !matches(media) { continue }
                 guard let path = ArchivePath.resolve(href, against: documentPath) else { continue }
                 guard let bytes = loadResource(path) else {
                     warnings.append(Warning("css-missing", "\(documentPath): stylesheet \(path) not found"))
@@ -232,7 +266,7 @@ public final class StyleEngine: Sendable {
                 result.append((bytes, path))
             } else if name == "style" {
                 if let type = element.attribute("type")?.lowercased(), !type.isEmpty, type != "text/css" { continue }
-                if let media = element.attribute("media"), !MediaQueries.matches(text: media, environment) { continue }
+                if let media = element.attribute("media"), !matches(media) { continue }
                 // The path keeps relative URLs resolving against the document.
                 result.append((Array(element.textContent.utf8), documentPath))
             }

@@ -84,6 +84,8 @@ struct StyleSheet: Sendable {
     var fontFaces: [FontFaceRule] = []
     var pageRule: PageRule? = nil
     var warnings: [Warning] = []
+    /// A media query here answered differently at the reference page (StyleEnvironment.reference).
+    var mediaDiffersFromReference = false
 }
 
 /// Counts for the CSS report, per property name.
@@ -188,7 +190,9 @@ struct SheetCompiler {
                     }
                     let matches: Bool
                     switch name {
-                    case "media": matches = MediaQueries.matches(prelude, environment)
+                    case "media":
+                        matches = MediaQueries.matches(prelude, environment)
+                        if matches != MediaQueries.matches(prelude, environment.referenceMedia) { sheet.mediaDiffersFromReference = true }
                     case "supports": matches = SupportsCondition.matches(prelude)
                     case "layer": matches = true  // layers: treated as unlayered (order kept)
                     case "container", "scope": matches = false
@@ -263,6 +267,9 @@ struct SheetCompiler {
         if case .function(let f, let args)? = rest.first, f.lowercased() == "supports" {
             rest.removeFirst()
             guard SupportsCondition.matches([.block("(", args)]) else { return }
+        }
+        if !rest.isEmpty, MediaQueries.matches(rest, environment) != MediaQueries.matches(rest, environment.referenceMedia) {
+            sheet.mediaDiffersFromReference = true
         }
         if !rest.isEmpty, !MediaQueries.matches(rest, environment) { return }
         guard !importStack.contains(target) else {

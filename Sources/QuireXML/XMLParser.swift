@@ -228,6 +228,13 @@ public enum XMLParser {
         return nil
     }
 
+    /// An HTML named character reference (`nbsp`, `mdash`…), from libxml2's table: what a
+    /// document read without its DTD gets for `&name;`.
+    public static func characterEntity(_ name: String) -> Unicode.Scalar? {
+        guard let known = htmlEntityLookup(name) else { return nil }
+        return Unicode.Scalar(known.pointee.value)
+    }
+
     private static func attributes(of node: xmlNodePtr, html: Bool) -> [XMLAttribute] {
         var result: [XMLAttribute] = []
         var attribute = node.pointee.properties
