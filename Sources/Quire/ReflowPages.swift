@@ -394,7 +394,19 @@ final class ReflowPages: Sendable {
             return found
         }
         if let progression = locations.progression { return try position(progression: progression, in: spineIndex) }
-        if let number = locations.position { return try position(number, .readium) }
+        // A position or a totalProgression counts Readium's positions list; its entry must be in the href.
+        if locations.position != nil || locations.totalProgression != nil {
+            let list = PositionsList.make(container, convention: .readium)
+            let number = try locations.position ?? locations.totalProgression.map { total in
+                guard total >= 0, total <= 1, !list.isEmpty else { throw QuireError.unresolvable("totalProgression \(total) is outside 0…1") }
+                return PositionsList.readiumPosition(totalProgression: total, count: list.count)
+            }!
+            let found = try position(number, .readium)
+            guard found.spineIndex == spineIndex else {
+                throw QuireError.unresolvable("Readium position \(number) is in \(list[number - 1].href), not in the locator's href \(locator.href)")
+            }
+            return found
+        }
         return Position(spineIndex: spineIndex, offset: 0)
     }
 

@@ -139,6 +139,10 @@ struct PackageDocumentParser {
             }.map(\.element.0)
         }
         for meta in element.descendants("meta") {
+            if meta.attribute("property")?.trimmingWhitespace() == "rendition:layout" {
+                metadata.layoutDeclarations.append(Metadata.LayoutDeclaration(value: meta.textContent, refines: meta.attribute("refines") != nil))
+            }
+            if meta.attribute("name") == "fixed-layout", metadata.fixedLayoutMeta == nil { metadata.fixedLayoutMeta = meta.attribute("content") ?? "" }
             if let property = meta.attribute("property"), meta.attribute("refines") == nil {
                 let value = meta.textContent.trimmingWhitespace()
                 switch property.trimmingWhitespace() {
@@ -210,7 +214,7 @@ struct PackageDocumentParser {
             spine.append(
                 SpineItem(
                     index: spine.count, idref: idref, id: itemref.attribute("id"),
-                    linear: itemref.attribute("linear")?.trimmingWhitespace() != "no",
+                    linear: itemref.attribute("linear")?.trimmingWhitespace() != "no", linearAttribute: itemref.attribute("linear"),
                     properties: properties, layout: layout, pageSpread: spread))
         }
         guard !spine.isEmpty else {

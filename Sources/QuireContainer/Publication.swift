@@ -95,6 +95,17 @@ public struct Metadata: Sendable, Hashable {
     public var flow: String?
     /// EPUB 2 `<meta name="cover" content="id">`.
     public var coverItemID: String?
+    /// Every `<meta property="rendition:layout">` value in document order, refining or not, and the
+    /// first `<meta name="fixed-layout">` content: the facts Readium and Komga each decide the
+    /// book's layout by, their own way (PositionsList).
+    public var layoutDeclarations: [LayoutDeclaration] = []
+    public var fixedLayoutMeta: String?
+
+    public struct LayoutDeclaration: Sendable, Hashable {
+        /// The element's text as written (untrimmed).
+        public var value: String
+        public var refines: Bool
+    }
 
     /// The main title: the one refined as `main`, else the first.
     public var title: String? {
@@ -121,6 +132,8 @@ public struct SpineItem: Sendable, Hashable {
     public var idref: String
     public var id: String?
     public var linear: Bool
+    /// The `linear` attribute as written (Readium compares it lowercased, crengine too).
+    public var linearAttribute: String? = nil
     public var properties: [String]
     /// Per-item `rendition:layout-*` override, else the book's layout.
     public var layout: Layout

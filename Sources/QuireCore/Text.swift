@@ -210,6 +210,27 @@ public enum PercentEncoding {
         return String(validating: result, as: UTF8.self) != nil ? result : Array(bytes)
     }
 
+    /// A path as a URL path: UTF-8, `%XX` (upper-case hex) for every byte outside the unreserved
+    /// characters, the sub-delimiters, `:`, `@` and `/` (RFC 3986 pchar), as Readium's
+    /// `RelativeURL(path:)` writes hrefs.
+    public static func encodePath(_ path: String) -> String {
+        var result = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            case _ where "-._~!$&'()*+,;=:@/".utf8.contains(byte):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                result.unicodeScalars.append("%")
+                result.unicodeScalars.append(hex[Int(byte >> 4)])
+                result.unicodeScalars.append(hex[Int(byte & 15)])
+            }
+        }
+        return result
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")

@@ -20,6 +20,14 @@ public enum CFI {
         public var contentSteps: [Step]
         public var offset: Int?
         public var sideBias: String?
+        /// The text location assertion after the offset (`:12[before,after]`): the text just
+        /// before and just after the point, either possibly empty.
+        public var textAssertion: TextAssertion?
+    }
+
+    public struct TextAssertion: Equatable, Sendable {
+        public var before: String
+        public var after: String
     }
 
     // MARK: Generating
@@ -86,18 +94,18 @@ public enum CFI {
         if parts.count == 3 { body = parts[0] + parts[1] }
         let halves = splitUnescaped(body, on: "!")
         guard halves.count <= 2 else { throw QuireError.unresolvable("a CFI has at most one indirection (!)") }
-        var (packageSteps, _, _) = try parseSteps(halves[0])
-        var contentSteps: [Step] = []
-        var offset: Int?
-        var side: String?
+        var packageSteps = try parseSteps(halves[0]).steps
+        let content: Terminal
         if halves.count == 2 {
-            (contentSteps, offset, side) = try parseSteps(halves[1])
+            content = try parseSteps(halves[1])
         } else {
             // A document-relative CFI (as in page-list hrefs `doc.xhtml#epubcfi(/4/2/3:10)`).
-            (contentSteps, offset, side) = try parseSteps(halves[0])
+            content = try parseSteps(halves[0])
             packageSteps = []
         }
-        return Path(packageSteps: packageSteps, contentSteps: contentSteps, offset: offset, sideBias: side)
+        return Path(
+            packageSteps: packageSteps, contentSteps: content.steps, offset: content.offset, sideBias: content.side,
+            textAssertion: content.assertion)
     }
 
     private static func splitUnescaped(_ text: String, on separator: Character) -> [String] {
@@ -126,10 +134,18 @@ public enum CFI {
         return parts
     }
 
-    private static func parseSteps(_ text: String) throws -> ([Step], Int?, String?) {
+    private struct Terminal {
         var steps: [Step] = []
         var offset: Int?
         var side: String?
+        var assertion: TextAssertion?
+    }
+
+    private static func parseSteps(_ text: String) throws -> Terminal {
+        var steps: [Step] = []
+        var offset: Int?
+        var side: String?
+        var textAssertion: TextAssertion?
         let characters = Array(text)
         var index = 0
         func readNumber() -> Int? {
@@ -140,27 +156,36 @@ public enum CFI {
             }
             return Int(digits)
         }
-        func readBracket() throws -> String {
+        /// `[a,b;s=x]`: the values split at unescaped commas, and the parameters after `;`.
+        func readBracketParts() throws -> (values: [String], parameters: String) {
             // characters[index] == "["
             index += 1
-            var content = ""
+            var values = [""]
+            var parameters: String?
             var escaped = false
             while index < characters.count {
                 let character = characters[index]
                 index += 1
                 if escaped {
-                    content.append(character)
+                    if parameters != nil { parameters!.append(character) } else { values[values.count - 1].append(character) }
                     escaped = false
                 } else if character == "^" {
                     escaped = true
                 } else if character == "]" {
-                    return content
+                    return (values, parameters ?? "")
+                } else if character == ";", parameters == nil {
+                    parameters = ""
+                } else if character == ",", parameters == nil {
+                    values.append("")
+                } else if parameters != nil {
+                    parameters!.append(character)
                 } else {
-                    content.append(character)
+                    values[values.count - 1].append(character)
                 }
             }
             throw QuireError.unresolvable("unclosed [ in CFI")
         }
+        func readBracket() throws -> String { try readBracketParts().values.joined(separator: ",") }
         while index < characters.count {
             let character = characters[index]
             if character == "/" {
@@ -177,21 +202,25 @@ public enum CFI {
                 guard let number = readNumber() else { throw QuireError.unresolvable("a CFI offset needs a number") }
                 offset = number
                 if index < characters.count && characters[index] == "[" {
-                    let content = try readBracket()
-                    if let range = content.firstRange(of: "s=") { side = String(content[range.upperBound...].prefix(1)) }
+                    let (values, parameters) = try readBracketParts()
+                    if let range = parameters.firstRange(of: "s=") { side = String(parameters[range.upperBound...].prefix(1)) }
+                    if values.count > 2 { throw QuireError.unresolvable("a CFI text assertion has at most two parts, [before,after]") }
+                    if values != [""] { textAssertion = TextAssertion(before: values[0], after: values.count > 1 ? values[1] : "") }
                 }
-            } else if character == "~" || character == "@" {
-                // Temporal and spatial offsets do not apply to text positions; skip their numbers.
-                index += 1
-                _ = readNumber()
-                while index < characters.count, characters[index] == "." || characters[index] == ":" || characters[index].isNumber { index += 1 }
+                guard index == characters.count else {
+                    throw QuireError.unresolvable("a CFI's character offset (:\(number)) ends it; '\(String(characters[index...]))' follows")
+                }
+            } else if character == "~" {
+                throw QuireError.unresolvable("a CFI temporal offset (~) names a time in audio or video, not a text position")
+            } else if character == "@" {
+                throw QuireError.unresolvable("a CFI spatial offset (@x:y) names a point in an image, not a text position")
             } else if character == "[" {
                 _ = try readBracket()
             } else {
                 throw QuireError.unresolvable("unexpected '\(character)' in CFI")
             }
         }
-        return (steps, offset, side)
+        return Terminal(steps: steps, offset: offset, side: side, assertion: textAssertion)
     }
 
     // MARK: Resolving
@@ -263,7 +292,7 @@ public enum CFI {
                     guard local <= chunkLength else {
                         throw QuireError.unresolvable("CFI offset :\(local) is past the end of its text (\(chunkLength) characters)")
                     }
-                    return chunkStart + local
+                    return try checked(chunkStart + local, path.textAssertion, in: text, offset: local)
                 }
                 // An empty chunk: the position between the elements (before the next one, or at the
                 // end of the parent's text when the chunk is the last).
@@ -273,9 +302,44 @@ public enum CFI {
             }
         }
         if let offset = path.offset {
-            // An offset on an element step applies to its first text.
-            return text.document.textOffset(atElement: current) + offset
+            throw QuireError.unresolvable(
+                "a CFI character offset (:\(offset)) must follow a text step (odd index); /\(path.contentSteps.last?.index ?? 0) is an element")
         }
+        if path.textAssertion != nil { throw QuireError.unresolvable("a CFI text assertion needs a character offset") }
         return text.document.textOffset(atElement: current)
+    }
+
+    /// Checks a text location assertion at a resolved point. EPUB CFI (§3.5, "text location
+    /// assertions") lets a reading system use it to correct a point whose text has moved: when the
+    /// text there differs, the point moves to the nearest place where the asserted text is, and
+    /// where the asserted text is nowhere in the document, the CFI is refused.
+    static func checked(_ position: Int, _ assertion: TextAssertion?, in text: DocumentText, offset: Int) throws -> Int {
+        guard let assertion else { return position }
+        let before = Array(assertion.before.utf16)
+        let after = Array(assertion.after.utf16)
+        let units = text.units
+        func matches(at point: Int) -> Bool {
+            guard point - before.count >= 0, point + after.count <= units.count else { return false }
+            return units[(point - before.count)..<point].elementsEqual(before) && units[point..<(point + after.count)].elementsEqual(after)
+        }
+        if matches(at: position) { return position }
+        let needle = before + after
+        var best: Int?
+        if !needle.isEmpty, needle.count <= units.count {
+            var start = 0
+            while start + needle.count <= units.count {
+                if units[start] == needle[0], units[start..<(start + needle.count)].elementsEqual(needle) {
+                    let point = start + before.count
+                    if best == nil || abs(point - position) < abs(best! - position) { best = point }
+                }
+                start += 1
+            }
+        }
+        guard let best else {
+            let actual = String.collapsingWhitespace(utf16: units[max(0, position - 12)..<min(units.count, position + 12)])
+            throw QuireError.unresolvable(
+                "the CFI's text assertion [\(assertion.before),\(assertion.after)] does not match the text at :\(offset) ('\(actual)') nor anywhere in the document")
+        }
+        return best
     }
 }

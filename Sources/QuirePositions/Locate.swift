@@ -36,8 +36,15 @@ public enum Locate {
             let found = Position(spineIndex: chapter.spineIndex, offset: Int((progression * Double(chapter.length)).rounded()))
             return (try map.page(of: found), found)
         }
-        if let position = locations.position {
-            return (try map.page(position: position, convention: .readium), nil)
+        // A position or a totalProgression counts Readium's positions list; its entry must be in the href.
+        let number = try locations.position ?? locations.totalProgression.map { try map.readiumPosition(totalProgression: $0) }
+        if let number {
+            let item = try map.positionsItem(number, convention: .readium)
+            // (A bitmap fallback's href names its picture: the page tells which spine item it stands for.)
+            guard let page = item.page, (chapter.firstPage..<(chapter.firstPage + max(chapter.pageCount, 1))).contains(page) else {
+                throw QuireError.unresolvable("Readium position \(number) is in \(item.href), not in the locator's href \(href)")
+            }
+            return (try map.page(position: number, convention: .readium), nil)
         }
         let found = Position(spineIndex: chapter.spineIndex, offset: 0)
         return (try map.page(of: found), found)

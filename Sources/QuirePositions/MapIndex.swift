@@ -159,11 +159,27 @@ public final class MapIndex: Sendable {
     }
 
     public func page(position: Int, convention: PositionsConvention) throws -> Int {
-        let list = map.positions?[convention]?.list ?? []
-        guard position >= 1, position <= list.count, let page = list[position - 1].page else {
-            throw QuireError.unresolvable("position \(position) is outside 1…\(list.count) (\(convention.rawValue))")
+        guard let page = try positionsItem(position, convention: convention).page else {
+            throw QuireError.unresolvable("position \(position) (\(convention.rawValue)) is on no page")
         }
         return page
+    }
+
+    /// The entry of a positions list (1-based).
+    public func positionsItem(_ position: Int, convention: PositionsConvention) throws -> PositionMap.PositionsEntry.Item {
+        let list = map.positions?[convention]?.list ?? []
+        guard position >= 1, position <= list.count else {
+            throw QuireError.unresolvable("position \(position) is outside 1…\(list.count) (\(convention.rawValue))")
+        }
+        return list[position - 1]
+    }
+
+    /// The Readium position a totalProgression stands for: Readium writes (position − 1) / count.
+    public func readiumPosition(totalProgression: Double) throws -> Int {
+        guard totalProgression >= 0, totalProgression <= 1 else { throw QuireError.unresolvable("totalProgression \(totalProgression) is outside 0…1") }
+        let count = map.positions?[.readium]?.list.count ?? 0
+        guard count > 0 else { throw QuireError.unresolvable("the map has no Readium positions") }
+        return PositionsList.readiumPosition(totalProgression: totalProgression, count: count)
     }
 
     /// totalProgression over the book's characters (the map's convention).

@@ -249,7 +249,7 @@ struct MapBuilder {
                 let length = chapterBySpine[position.spineIndex]?.textLength ?? 0
                 let offset = Int((position.progression * Double(length)).rounded(.down))
                 return PositionMap.PositionsEntry.Item(
-                    position: position.position, href: position.href, progression: position.progression,
+                    position: position.position, href: position.href, type: position.mediaType, progression: position.progression,
                     totalProgression: position.totalProgression, page: page(of: Position(spineIndex: position.spineIndex, offset: offset)))
             })
     }

@@ -272,13 +272,16 @@ extension PositionMap {
         public struct Item: Sendable, Equatable {
             public var position: Int
             public var href: String
+            /// The resource's media type, as the toolkit writes the Locator's `type`.
+            public var type: String?
             public var progression: Double
             public var totalProgression: Double
             public var page: Int?
 
-            public init(position: Int, href: String, progression: Double, totalProgression: Double, page: Int? = nil) {
+            public init(position: Int, href: String, type: String? = nil, progression: Double, totalProgression: Double, page: Int? = nil) {
                 self.position = position
                 self.href = href
+                self.type = type
                 self.progression = progression
                 self.totalProgression = totalProgression
                 self.page = page
@@ -432,7 +435,8 @@ extension PositionMap.PositionsEntry {
                 .array(
                     list.map { item in
                         .object([
-                            ("position", .int(item.position)), ("href", .string(item.href)), ("progression", .double(item.progression)),
+                            ("position", .int(item.position)), ("href", .string(item.href)), ("type", .optional(item.type)),
+                            ("progression", .double(item.progression)),
                             ("totalProgression", .double(item.totalProgression)), ("page", item.page.map(JSON.int) ?? .null),
                         ])
                     })
@@ -614,7 +618,8 @@ extension PositionMap {
                     rule: try list.string("rule"),
                     list: try list.objects("list") { item in
                         PositionsEntry.Item(
-                            position: try item.int("position"), href: try item.string("href"), progression: try item.double("progression"),
+                            position: try item.int("position"), href: try item.string("href"), type: try item.optionalString("type"),
+                            progression: try item.double("progression"),
                             totalProgression: try item.double("totalProgression"), page: try item.optionalInt("page"))
                     })
             }

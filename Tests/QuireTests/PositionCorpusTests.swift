@@ -101,46 +101,4 @@ final class PositionCorpusTests: XCTestCase {
             }
         }
     }
-
-    /// Positions-list counts equal both conventions' formulas, computed here from the zip central
-    /// directory as `zipinfo` reports it.
-    func testPositionsListCounts() throws {
-        let corpus = try TestSupport.requireCorpus()
-        let directory = try TestSupport.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        for path in [
-            "standardebooks/herman-melville_moby-dick.epub", "idpf-epub3-samples/childrens-literature.epub",
-            "idpf-epub3-samples/haruko-html-jpeg.epub", "idpf-epub3-samples/israelsailing.epub",
-        ] {
-            let book = corpus.appendingPathComponent(path)
-            let (_, json) = try PositionTests.map(book.path, directory: directory)
-            // zipinfo -l: permissions, version, os, size, type, compressed size, method, date, time, name.
-            let listing = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/zipinfo"), ["-l", book.path]).stdoutText
-            var sizes: [String: (Int, Int)] = [:]
-            for line in listing.split(separator: "\n") {
-                let fields = line.split(separator: " ", maxSplits: 9, omittingEmptySubsequences: true)
-                guard fields.count == 10, let size = Int(fields[3]), let compressed = Int(fields[5]) else { continue }
-                sizes[String(fields[9])] = (size, compressed)
-            }
-            let spine = try XCTUnwrap(json["spine"] as? [[String: Any]])
-            var readium = 0
-            var komga = 0
-            for item in spine {
-                let entryPath = item["path"] as! String
-                let (size, compressed) = try XCTUnwrap(sizes[entryPath], "\(path): \(entryPath) in zipinfo")
-                if item["layout"] as? String == "pre-paginated" {
-                    readium += 1
-                    komga += 1
-                } else {
-                    readium += max(1, Int((Double(compressed) / 1024).rounded(.up)))
-                    komga += max(1, Int((Double(size) / 1024).rounded(.up)))
-                }
-            }
-            let positions = try XCTUnwrap(json["positions"] as? [String: Any])
-            XCTAssertEqual((positions["readium"] as? [String: Any])?["count"] as? Int, readium, path)
-            XCTAssertEqual((positions["komga"] as? [String: Any])?["count"] as? Int, komga, path)
-            let komgaList = try XCTUnwrap((positions["komga"] as? [String: Any])?["list"] as? [[String: Any]])
-            XCTAssertEqual(komgaList.last?["totalProgression"] as? Double, 1, "Komga's last position has totalProgression 1")
-        }
-    }
 }

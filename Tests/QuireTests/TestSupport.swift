@@ -171,6 +171,8 @@ struct TestBook {
     var title = "Test Book"
     var identifier = "urn:uuid:0b7e2c1a-1111-4a2b-9c3d-123456789abc"
     var extraManifest = ""
+    /// Itemrefs after chapter1's.
+    var extraSpine = ""
     var package: String? = nil
     var chapter = """
         <?xml version="1.0" encoding="utf-8"?>
@@ -199,7 +201,7 @@ struct TestBook {
                 <item id="c1" href="chapter1.xhtml" media-type="application/xhtml+xml"/>
                 \(extraManifest)
               </manifest>
-              <spine><itemref idref="c1"/></spine>
+              <spine><itemref idref="c1"/>\(extraSpine)</spine>
             </package>
             """
     }
