@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(
             name: "CFontconfig", path: "Sources/CFontconfig", pkgConfig: "fontconfig",
             providers: [.apt(["libfontconfig-dev"])]),
+        // libchafa: the terminal viewer's kitty, iTerm2, sixel and symbol encoders and its term database.
+        .systemLibrary(name: "CChafa", path: "Sources/CChafa", pkgConfig: "chafa", providers: [.apt(["libchafa-dev"])]),
         .systemLibrary(
             name: "CFribidi", path: "Sources/CFribidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // Delay-loaded (see `delayLoadedHeaders`): its shim names cairo's headers by path.
@@ -92,15 +94,17 @@ let package = Package(
                 "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages",
                 "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions",
             ]),
+        // The terminal reader on the session API: probe, libchafa encoding, keys, status line.
+        .target(name: "QuireViewer", dependencies: ["Quire", "QuireCore", "QuirePreparation", "CChafa"]),
         // CLI only: argument parsing and wiring.
         // It imports QuireCore for plumbing only (files, the environment, number formatting).
-        .executableTarget(name: "quire", dependencies: ["Quire", "QuireCore"]),
+        .executableTarget(name: "quire", dependencies: ["Quire", "QuireCore", "QuireViewer"]),
 
         .testTarget(
             name: "QuireTests",
             dependencies: [
                 "Quire", "quire", "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages",
-                "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions", "CLibXML2", "CFreeType", "CZip",
+                "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions", "QuireViewer", "CLibXML2", "CFreeType", "CZip",
                 "CQuireImage", "CQuirePNG",
             ],
             // Golden display lists are read from the source tree by path, not bundled.

@@ -206,6 +206,16 @@ public final class Pagination: Sendable {
         }
     }
 
+    /// The text of a page (EPUB), for searching: from its start to where the next page starts.
+    public func pageText(_ page: PageAddress) throws -> String {
+        let start = try startPosition(of: page)
+        let end = try address(after: page).map { try startPosition(of: $0) }
+        let text = try book.withAnchors { try $0.text(spineIndex: start.spineIndex) }
+        let stop = end?.spineIndex == start.spineIndex ? end!.offset : text.units.count
+        guard start.offset <= stop, stop <= text.units.count else { return "" }
+        return String(decoding: text.units[start.offset..<stop], as: UTF16.self)
+    }
+
     /// Paints a page: RGB, or grey (16 levels with `dither16`) as `paint` asks.
     /// `provisional` allows a chapter's first page before the chapter has settled.
     public func render(_ address: PageAddress, paint: PaintSettings = PaintSettings(), provisional: Bool = false) throws -> Bitmap {

@@ -16,6 +16,10 @@ let usage = """
       render FILE.pdf --out DIR   PDF pages as PNG and DIR/positions.json
           [--dpi N | --profile NAME | --size WxH] [--gray] [--dither] [--jobs N] [--pages RANGE]
           [--password PW] [--rotate 0|90|180|270] [--crop] [--split ltr|rtl|none] [--map-only] [--quiet]
+      view DIR|BOOK           read in the terminal: a render's pages, or a book paginated live
+          [--graphics kitty|iterm|sixel|symbols|symbols-256|symbols-16] [--cell WxH] [--page N]
+          [--locator JSON] [--cfi S] [--profile NAME | --size WxH] [--dark] [--lang L]
+          [--once [--cols C --rows R]]   (keys: ? in the viewer)
       profiles                the named device profiles
       css-report BOOK [--json] every declaration of the book's CSS: applied, unsupported or invalid
       locate MAP QUERY [--json] [--book BOOK]
@@ -58,6 +62,8 @@ func run(_ arguments: [String]) throws {
         try CSSReportCommand.run(rest)
     case "locate":
         try LocateCommand.run(rest)
+    case "view":
+        try ViewCommand.run(rest)
     case "--help", "-h", "help":
         writeStdout(usage + "\n")
     case "--version":

@@ -1,0 +1,226 @@
+import Dispatch
+import Foundation
+import Quire
+import QuireCore
+import QuirePreparation
+
+/// A TOC entry flattened for the picker: its depth and the page it opens at.
+public struct TOCLine: Sendable, Equatable {
+    public var title: String
+    public var level: Int
+    public var page: Int?
+}
+
+/// Where the viewer's pages come from: a `quire render` output, or a book paginated live.
+/// Pages are 1-based. `pageCount` is nil while it is not final (a chapter still settling).
+public protocol PageSource: AnyObject {
+    var title: String { get }
+    var pageCount: Int? { get }
+    func image(ofPage page: Int, dark: Bool) throws -> Bitmap
+    func chapterTitle(ofPage page: Int) -> String?
+    func toc() -> [TOCLine]
+    /// Lines for the `i` screen: page, chapter, Locator, CFI, XPointer.
+    func info(ofPage page: Int) -> [String]
+    /// The page a print label, a Locator or a CFI names (throws `unresolvable` for nothing).
+    func resolve(_ target: Target) throws -> Int
+    /// The first page after (or before) `page` whose text holds `query`, case-insensitively.
+    func search(_ query: String, from page: Int, forward: Bool) throws -> Int?
+    /// The start Locator of a page (what progress is saved as).
+    func locator(ofPage page: Int) throws -> Locator
+}
+
+/// `quire view DIR`: the map and its page images, as `quire render` wrote them.
+public final class RenderedPages: PageSource {
+    public let directory: String
+    public let map: PositionMap
+    let index: MapIndex
+
+    public init(directory: String) throws {
+        self.directory = directory
+        let path = (directory as NSString).appendingPathComponent("positions.json")
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw QuireError.cannotOpen(path: path, reason: "no positions.json here: not a `quire render` output")
+        }
+        map = try PositionMap(path: path)
+        index = try MapIndex(path: path)
+    }
+
+    public var title: String { map.book.title ?? (directory as NSString).lastPathComponent }
+    public var pageCount: Int? { map.pageCount }
+
+    public func image(ofPage page: Int, dark: Bool) throws -> Bitmap {
+        guard page >= 1, page <= map.pages.count else { throw QuireError.unresolvable("page \(page) is outside 1…\(map.pages.count)") }
+        guard let relative = map.pages[page - 1].image else {
+            throw QuireError.missingResource(href: "page \(page)", context: "this render left the page out (--pages or --map-only)")
+        }
+        let path = (directory as NSString).appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: path) else { throw QuireError.missingResource(href: relative, context: directory) }
+        let image = try PNGReader.read(path)
+        return Bitmap(width: image.width, height: image.height, channels: image.channels, bytes: image.pixels)
+    }
+
+    public func chapterTitle(ofPage page: Int) -> String? {
+        var best: String?
+        func walk(_ entries: [PositionMap.NavigationEntry]) {
+            for entry in entries {
+                if let start = entry.page, start <= page { best = entry.title }
+                walk(entry.children)
+            }
+        }
+        walk(map.toc)
+        return best
+    }
+
+    public func toc() -> [TOCLine] {
+        var lines: [TOCLine] = []
+        func walk(_ entries: [PositionMap.NavigationEntry], _ level: Int) {
+            for entry in entries {
+                lines.append(TOCLine(title: entry.title, level: level, page: entry.page))
+                walk(entry.children, level + 1)
+            }
+        }
+        walk(map.toc, 0)
+        return lines
+    }
+
+    public func info(ofPage page: Int) -> [String] {
+        guard page >= 1, page <= map.pages.count else { return [] }
+        var lines = ["page \(page) of \(map.pageCount)"]
+        if let chapter = chapterTitle(ofPage: page) { lines.append("chapter: \(chapter)") }
+        if let label = map.pages[page - 1].label { lines.append("print page: \(label)") }
+        switch map.pages[page - 1].content {
+        case .text(let text):
+            lines.append("href: \(text.href)  offset \(text.start.offset)  progression \(text.start.progression)")
+            if let cfi = text.start.cfi { lines.append("CFI: \(cfi)") }
+            if let xpointer = text.start.xpointer { lines.append("XPointer: \(xpointer)") }
+        case .pdf(let pdf):
+            lines.append("source page \(pdf.sourcePage) (\(pdf.half))")
+        }
+        if let locator = try? locator(ofPage: page) { lines.append("Locator: \(locator.json.serialized(pretty: false))") }
+        return lines
+    }
+
+    public func resolve(_ target: Target) throws -> Int {
+        switch target {
+        case .page(let number):
+            guard number >= 1, number <= map.pageCount else { throw QuireError.unresolvable("page \(number) is outside 1…\(map.pageCount)") }
+            return number
+        case .lastPage: return map.pageCount
+        case .label(let label): return try index.page(label: label)
+        case .tocTitle(let title): return try index.page(tocTitle: title)
+        case .totalProgression(let fraction): return try index.page(of: index.position(totalProgression: fraction))
+        case .locator(let locator):
+            return try Locate.resolve(locator: locator, map: index) { _, _ in
+                throw QuireError.unresolvable("a fragment needs the book: open it live")
+            }.0
+        default: throw QuireError.unresolvable("open the book itself to look this up")
+        }
+    }
+
+    public func search(_ query: String, from page: Int, forward: Bool) throws -> Int? {
+        throw QuireError.unresolvable("searching needs the book's text: open the book itself (quire view BOOK)")
+    }
+
+    public func locator(ofPage page: Int) throws -> Locator {
+        guard page >= 1, page <= map.pages.count else { throw QuireError.unresolvable("no page \(page)") }
+        return Locate.startLocator(map.pages[page - 1])
+    }
+}
+
+/// `quire view BOOK`: pages laid out on demand at the terminal's size.
+public final class LivePages: PageSource {
+    public let book: Book
+    public private(set) var pagination: Pagination
+    /// Page numbers found so far; the total once every chapter has settled (in the background).
+    private let total = LockedValue<Int?>(nil)
+
+    public init(book: Book, settings: PaginationSettings) throws {
+        self.book = book
+        pagination = try Pagination(book, settings: settings)
+        countInBackground()
+    }
+
+    func countInBackground() {
+        let pagination = self.pagination
+        let total = self.total
+        total.withLock { $0 = nil }
+        DispatchQueue.global().async {
+            let count = pagination.pageCount()
+            total.withLock { $0 = count }
+        }
+    }
+
+    /// Lays the book out again at new settings, keeping the reader on the same text.
+    public func repaginate(_ settings: PaginationSettings, keeping page: Int) throws -> Int {
+        let locator = try self.locator(ofPage: page)
+        pagination = try pagination.repaginated(settings)
+        countInBackground()
+        return try resolve(.locator(locator))
+    }
+
+    public var title: String { book.title ?? (book.path as NSString).lastPathComponent }
+    public var pageCount: Int? { total.withLock { $0 } }
+
+    func address(_ page: Int) throws -> PageAddress { try pagination.resolve(.page(page)) }
+
+    public func image(ofPage page: Int, dark: Bool) throws -> Bitmap {
+        var paint = PaintSettings()
+        if dark { paint.theme = .dark }
+        return try pagination.render(address(page), paint: paint)
+    }
+
+    public func chapterTitle(ofPage page: Int) -> String? {
+        guard let locator = try? locator(ofPage: page) else { return nil }
+        var best: String?
+        func walk(_ entries: [Book.NavigationEntry]) {
+            for entry in entries {
+                if let href = entry.href, href.split(separator: "#").first.map(String.init) == locator.href.split(separator: "#").first.map(String.init),
+                    best == nil
+                {
+                    best = entry.title
+                }
+                walk(entry.children)
+            }
+        }
+        walk(book.toc)
+        return best
+    }
+
+    public func toc() -> [TOCLine] {
+        var lines: [TOCLine] = []
+        func walk(_ entries: [Book.NavigationEntry], _ level: Int) {
+            for entry in entries {
+                let page = (try? pagination.resolve(.tocTitle(entry.title))).flatMap { try? pagination.pageNumber(of: $0) }
+                lines.append(TOCLine(title: entry.title, level: level, page: page))
+                walk(entry.children, level + 1)
+            }
+        }
+        walk(book.toc, 0)
+        return lines
+    }
+
+    public func info(ofPage page: Int) -> [String] {
+        var lines = ["page \(page)" + (pageCount.map { " of \($0)" } ?? "")]
+        if let chapter = chapterTitle(ofPage: page) { lines.append("chapter: \(chapter)") }
+        if let locator = try? locator(ofPage: page) {
+            if let cfi = locator.locations.cfi { lines.append("CFI: \(cfi)") }
+            if let xpointer = locator.locations.xpointer { lines.append("XPointer: \(xpointer)") }
+            lines.append("Locator: \(locator.json.serialized(pretty: false))")
+        }
+        return lines
+    }
+
+    public func resolve(_ target: Target) throws -> Int { try pagination.pageNumber(of: pagination.resolve(target)) }
+
+    public func search(_ query: String, from page: Int, forward: Bool) throws -> Int? {
+        let needle = query.lowercased()
+        var address = try self.address(page)
+        while let next = try forward ? pagination.address(after: address) : pagination.address(before: address) {
+            address = next
+            if try pagination.pageText(address).lowercased().contains(needle) { return try pagination.pageNumber(of: address) }
+        }
+        return nil
+    }
+
+    public func locator(ofPage page: Int) throws -> Locator { try pagination.startLocator(of: address(page)) }
+}

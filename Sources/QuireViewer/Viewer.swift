@@ -1,0 +1,364 @@
+import Foundation
+import Quire
+import QuireCore
+
+/// What `quire view` was asked for.
+public struct ViewerOptions: Sendable {
+    /// nil: detect (probe, libchafa's term database, tmux).
+    public var graphics: GraphicsMode?
+    /// `--cell WxH`: the cell's pixel size when neither the kernel nor the terminal says.
+    public var cell: (width: Int, height: Int)?
+    /// `--cols C --rows R` for `--once`.
+    public var columns: Int?
+    public var rows: Int?
+    public var language: String?
+    public var dark = false
+
+    public init() {}
+}
+
+/// The reader: one page fitted above a status line, keys to move, a TOC picker, search, info.
+/// The frame is built as one string and written at once, so a page turn never shows half a page.
+public final class Viewer {
+    let source: PageSource
+    let strings: UIStrings
+    var options: ViewerOptions
+    public private(set) var page = 1
+    var message: String?
+    var dark: Bool
+    var lastQuery: String?
+    /// Each live resize re-paginates; the caller supplies how (nil for a rendered directory).
+    public var repaginate: ((_ size: TerminalSize, _ keeping: Int) throws -> Int)?
+    let spinner = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+    var tick = 0
+    /// Keys read but not yet handled: a paste or a fast typist sends several in one read, and a
+    /// prompt opened by the first must see the rest.
+    var queued: [Key] = []
+
+    public init(source: PageSource, options: ViewerOptions, startPage: Int = 1) {
+        self.source = source
+        self.options = options
+        strings = UIStrings(language: options.language)
+        dark = options.dark
+        page = max(1, startPage)
+    }
+
+    // MARK: One frame
+
+    /// The status line: title, chapter, PAGE/TOTAL and percentage, fitted to `columns` cells.
+    public func statusLine(columns: Int) -> String {
+        let total = source.pageCount
+        let position: String
+        if let total {
+            let percent = total > 0 ? Int((Double(page) / Double(total) * 100).rounded(.down)) : 0
+            position = "\(page)/\(total) \(percent)%"
+        } else {
+            position = "\(page)/\(spinner[tick % spinner.count])"
+        }
+        var left = source.title
+        if let chapter = source.chapterTitle(ofPage: page), chapter != left { left += " — " + chapter }
+        if let message { left = message }
+        let room = max(1, columns - UIStrings.cellWidth(position) - 2)
+        let shown = UIStrings.truncated(left, toCells: room)
+        let gap = max(1, columns - UIStrings.cellWidth(shown) - UIStrings.cellWidth(position) - 1)
+        return " " + shown + String(repeating: " ", count: gap) + position
+    }
+
+    /// The page as terminal output for a `columns × rows` area starting at row 1 (1-based), centred.
+    func pageOutput(encoder: PageEncoder, columns: Int, rows: Int, cell: (width: Int, height: Int)) -> String {
+        do {
+            let bitmap = try source.image(ofPage: page, dark: dark)
+            let fitted = PageEncoder.fit(width: bitmap.width, height: bitmap.height, columns: columns, rows: rows, cell: cell)
+            let left = (columns - fitted.columns) / 2 + 1
+            let encoded = encoder.encode(bitmap, columns: fitted.columns, rows: fitted.rows, cell: cell)
+            if encoder.mode.isPixels { return "\u{1B}[1;\(left)H" + encoded }
+            // Symbols: place each row, so no newline handling of the terminal is involved.
+            var output = ""
+            for (index, line) in encoded.split(separator: "\n", omittingEmptySubsequences: false).prefix(fitted.rows).enumerated() {
+                output += "\u{1B}[\(index + 1);\(left)H" + line + "\u{1B}[0m"
+            }
+            return output
+        } catch {
+            let reason = (error as? QuireError).map { "\($0)" } ?? "\(error)"
+            return "\u{1B}[\(max(1, rows / 2));3H" + strings.text(.cannotShowPage, "\(page)", reason) + "  (" + strings.text(.retryKey) + ")"
+        }
+    }
+
+    /// A whole frame: clear what the last one left, the page, the status line.
+    public func frame(encoder: PageEncoder, size: TerminalSize, cell: (width: Int, height: Int)) -> String {
+        let rows = max(1, size.rows - 1)
+        var output = ""
+        if encoder.mode == .kitty { output += "\u{1B}_Ga=d,d=A\u{1B}\\" }  // every placement goes
+        output += "\u{1B}[0m\u{1B}[2J"
+        output += pageOutput(encoder: encoder, columns: size.columns, rows: rows, cell: cell)
+        output += "\u{1B}[\(size.rows);1H\u{1B}[0m\u{1B}[7m" + statusLine(columns: size.columns) + "\u{1B}[0m"
+        return output
+    }
+
+    /// `--once`: the page in symbols and the status line, as plain lines for stdout.
+    public func once(encoder: PageEncoder, columns: Int, rows: Int, cell: (width: Int, height: Int)) -> String {
+        var output = ""
+        do {
+            let bitmap = try source.image(ofPage: page, dark: dark)
+            let fitted = PageEncoder.fit(width: bitmap.width, height: bitmap.height, columns: columns, rows: max(1, rows - 1), cell: cell)
+            output = encoder.encode(bitmap, columns: fitted.columns, rows: fitted.rows, cell: cell)
+            if !output.hasSuffix("\n") { output += "\n" }
+        } catch {
+            output = strings.text(.cannotShowPage, "\(page)", "\(error)") + "\n"
+        }
+        return output + "\u{1B}[0m" + statusLine(columns: columns) + "\n"
+    }
+
+    // MARK: Moving
+
+    public func setPage(_ page: Int) { self.page = max(1, page) }
+
+    func go(to target: Int) {
+        if let total = source.pageCount, target > total {
+            message = strings.text(.lastPage)
+            return
+        }
+        guard target >= 1 else {
+            message = strings.text(.firstPage)
+            return
+        }
+        do {
+            page = try source.resolve(.page(target))
+        } catch {
+            message = strings.text(.lastPage)
+        }
+    }
+
+    func turn(_ delta: Int) {
+        if delta < 0 && page == 1 { message = strings.text(.firstPage); return }
+        if delta > 0, let total = source.pageCount, page >= total { message = strings.text(.lastPage); return }
+        go(to: page + delta)
+    }
+
+    /// The next (or previous) TOC entry's page.
+    func chapter(forward: Bool) {
+        let starts = Array(Set(source.toc().compactMap(\.page))).sorted()
+        if forward, let next = starts.first(where: { $0 > page }) { page = next } else if !forward, let previous = starts.last(where: { $0 < page }) {
+            page = previous
+        } else {
+            message = strings.text(forward ? .lastPage : .firstPage)
+        }
+    }
+
+    /// A `:` command or a number typed before Enter.
+    func command(_ text: String) {
+        let command = text.trimmingCharacters(in: .whitespaces)
+        if command.hasSuffix("%"), let percent = Double(command.dropLast()) {
+            do { page = try source.resolve(.totalProgression(min(max(percent / 100, 0), 1))) } catch { message = "\(error)" }
+        } else if command.hasPrefix("p ") {
+            let label = String(command.dropFirst(2)).trimmingCharacters(in: .whitespaces)
+            do { page = try source.resolve(.label(label)) } catch { message = strings.text(.notFound, label) }
+        } else if let number = Int(command) {
+            go(to: number)
+        } else if !command.isEmpty {
+            message = strings.text(.notFound, command)
+        }
+    }
+
+    func search(_ query: String, forward: Bool) {
+        lastQuery = query
+        do {
+            if let found = try source.search(query, from: page, forward: forward) { page = found } else { message = strings.text(.notFound, query) }
+        } catch {
+            message = "\(error)"
+        }
+    }
+
+    // MARK: The interactive loop
+
+    enum Key: Equatable {
+        case character(Character), enter, escape, backspace, left, right, up, down, pageUp, pageDown, home, end
+    }
+
+    static func keys(_ bytes: [UInt8]) -> [Key] {
+        var keys: [Key] = []
+        var index = 0
+        let text = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
+        while index < text.count {
+            let scalar = text[index]
+            if scalar == "\u{1B}" {
+                if index + 2 < text.count, text[index + 1] == "[" || text[index + 1] == "O" {
+                    var end = index + 2
+                    while end < text.count, !(0x40...0x7E).contains(text[end].value) { end += 1 }
+                    let body = String(String.UnicodeScalarView(text[(index + 2)...min(end, text.count - 1)]))
+                    switch body {
+                    case "C": keys.append(.right)
+                    case "D": keys.append(.left)
+                    case "A": keys.append(.up)
+                    case "B": keys.append(.down)
+                    case "5~": keys.append(.pageUp)
+                    case "6~": keys.append(.pageDown)
+                    case "H", "1~": keys.append(.home)
+                    case "F", "4~": keys.append(.end)
+                    default: break
+                    }
+                    index = end + 1
+                    continue
+                }
+                keys.append(.escape)
+            } else if scalar == "\r" || scalar == "\n" {
+                keys.append(.enter)
+            } else if scalar.value == 127 || scalar.value == 8 {
+                keys.append(.backspace)
+            } else if scalar.value == 3 {
+                keys.append(.character("q"))  // Ctrl-C quits, restoring the terminal
+            } else {
+                keys.append(.character(Character(scalar)))
+            }
+            index += 1
+        }
+        return keys
+    }
+
+    /// The next key, waiting up to `timeout` milliseconds (nil on timeout).
+    func nextKey(_ terminal: Terminal, timeout: Int32) -> Key? {
+        if queued.isEmpty { queued = Self.keys(terminal.read(timeout: timeout)) }
+        return queued.isEmpty ? nil : queued.removeFirst()
+    }
+
+    /// Reads a line in the status row (for `:` and `/`); nil when Escape cancels it.
+    func readLine(_ terminal: Terminal, prompt: String, size: TerminalSize, initial: String = "") -> String? {
+        var line = initial
+        while true {
+            terminal.write("\u{1B}[\(size.rows);1H\u{1B}[0m\u{1B}[2K" + prompt + line + "\u{1B}[?25h")
+            if let key = nextKey(terminal, timeout: 1000) {
+                switch key {
+                case .enter:
+                    terminal.write("\u{1B}[?25l")
+                    return line
+                case .escape:
+                    terminal.write("\u{1B}[?25l")
+                    return nil
+                case .backspace: if !line.isEmpty { line.removeLast() }
+                case .character(let character): line.append(character)
+                default: break
+                }
+            }
+        }
+    }
+
+    /// A full-screen list (help, info, TOC); returns the key that closed it.
+    func showLines(_ terminal: Terminal, _ lines: [String], size: TerminalSize, highlight: Int? = nil, top: Int = 0) {
+        var output = "\u{1B}[0m\u{1B}[2J"
+        if options.graphics == .kitty { output = "\u{1B}_Ga=d,d=A\u{1B}\\" + output }
+        for (row, line) in lines.dropFirst(top).prefix(size.rows - 1).enumerated() {
+            let shown = UIStrings.truncated(line, toCells: size.columns - 2)
+            output += "\u{1B}[\(row + 1);2H" + (row + top == highlight ? "\u{1B}[7m" + shown + "\u{1B}[0m" : shown)
+        }
+        output += "\u{1B}[\(size.rows);1H\u{1B}[7m" + UIStrings.truncated(" " + strings.text(.pressAnyKey), toCells: size.columns) + "\u{1B}[0m"
+        terminal.write(output)
+    }
+
+    /// The TOC picker: the current chapter highlighted, ↑/↓ (or k/j) move, Enter jumps.
+    func pickTOC(_ terminal: Terminal, size: TerminalSize) {
+        let lines = source.toc()
+        guard !lines.isEmpty else {
+            message = strings.text(.noTOC)
+            return
+        }
+        var selected = lines.lastIndex { ($0.page ?? Int.max) <= page } ?? 0
+        while true {
+            let top = max(0, selected - (size.rows - 2))
+            showLines(terminal, lines.map { String(repeating: "  ", count: $0.level) + $0.title + ($0.page.map { "  \($0)" } ?? "") }, size: size, highlight: selected, top: top)
+            if let key = nextKey(terminal, timeout: 1000) {
+                switch key {
+                case .down, .character("j"): selected = min(lines.count - 1, selected + 1)
+                case .up, .character("k"): selected = max(0, selected - 1)
+                case .enter:
+                    if let target = lines[selected].page { page = target }
+                    return
+                case .escape, .character("q"), .character("t"): return
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Runs until `q`. The terminal is entered by the caller and restored by it.
+    public func run(_ terminal: Terminal, encoder: PageEncoder, cell initialCell: (width: Int, height: Int)) throws {
+        var size = Terminal.size() ?? TerminalSize(columns: 80, rows: 24)
+        var cell = initialCell
+        var pendingNumber = ""
+        var needsDraw = true
+        var lastTotal = source.pageCount
+        while true {
+            if terminal.takeResize(), let now = Terminal.size() {
+                size = now
+                if now.pixelWidth > 0, now.pixelHeight > 0 { cell = (now.pixelWidth / now.columns, now.pixelHeight / now.rows) }
+                if let repaginate { page = (try? repaginate(size, page)) ?? page }
+                needsDraw = true
+            }
+            if source.pageCount != lastTotal {
+                lastTotal = source.pageCount
+                needsDraw = true
+            }
+            if needsDraw {
+                terminal.write(frame(encoder: encoder, size: size, cell: cell))
+                message = nil
+                needsDraw = false
+            }
+            guard let key = nextKey(terminal, timeout: 120) else {
+                if source.pageCount == nil {
+                    tick += 1
+                    terminal.write("\u{1B}[\(size.rows);1H\u{1B}[7m" + statusLine(columns: size.columns) + "\u{1B}[0m")
+                }
+                continue
+            }
+            do {
+                needsDraw = true
+                switch key {
+                case .character(let digit) where digit.isASCII && digit.isNumber:
+                    pendingNumber.append(digit)
+                    message = strings.text(.goTo) + " " + pendingNumber
+                case .enter where !pendingNumber.isEmpty:
+                    command(pendingNumber)
+                    pendingNumber = ""
+                case .character(" "), .right, .character("l"), .character("j"), .pageDown, .down, .enter: turn(1)
+                case .left, .character("h"), .character("k"), .pageUp, .up, .backspace: turn(-1)
+                case .character("g"), .home: page = 1
+                case .character("G"), .end:
+                    message = source.pageCount == nil ? strings.text(.settling) : nil
+                    terminal.write("\u{1B}[\(size.rows);1H\u{1B}[7m" + statusLine(columns: size.columns) + "\u{1B}[0m")
+                    if let last = try? source.resolve(.lastPage) { page = last }
+                    message = nil
+                case .character("]"): chapter(forward: true)
+                case .character("["): chapter(forward: false)
+                case .character(":"):
+                    if let line = readLine(terminal, prompt: ":", size: size) { command(line) }
+                case .character("/"):
+                    if let query = readLine(terminal, prompt: "/", size: size), !query.isEmpty {
+                        terminal.write("\u{1B}[\(size.rows);1H\u{1B}[7m" + UIStrings.truncated(" " + strings.text(.searching), toCells: size.columns) + "\u{1B}[0m")
+                        search(query, forward: true)
+                    }
+                case .character("n"): if let query = lastQuery { search(query, forward: true) }
+                case .character("N"): if let query = lastQuery { search(query, forward: false) }
+                case .character("t"): pickTOC(terminal, size: size)
+                case .character("i"):
+                    showLines(terminal, source.info(ofPage: page), size: size)
+                    _ = waitForKey(terminal)
+                case .character("?"):
+                    showLines(terminal, [strings.text(.helpTitle), ""] + strings.text(.help).components(separatedBy: " · "), size: size)
+                    _ = waitForKey(terminal)
+                case .character("d"):
+                    dark.toggle()
+                    message = strings.text(dark ? .darkOn : .darkOff)
+                case .character("r"): break  // redraw retries a page that failed
+                case .character("q"): return
+                case .escape: pendingNumber = ""
+                default: message = strings.text(.unknownKey)
+                }
+            }
+        }
+    }
+
+    func waitForKey(_ terminal: Terminal) -> Key {
+        while true {
+            if let key = nextKey(terminal, timeout: 1000) { return key }
+        }
+    }
+}

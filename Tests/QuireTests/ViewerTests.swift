@@ -1,0 +1,239 @@
+import Foundation
+import QuireViewer
+import XCTest
+
+/// `quire view`, driven the way a person does: in a real tmux (send-keys, capture-pane), and
+/// non-interactively with `--once`.
+final class ViewerTests: XCTestCase {
+    // MARK: Without a terminal
+
+    func testEveryStringInEveryLanguageFitsTheStatusLine() {
+        for language in UIStrings.languages {
+            let strings = UIStrings(language: language)
+            XCTAssertEqual(strings.language, language)
+            for key in UIString.allCases {
+                XCTAssertNotNil(UIStringsTableProbe.text(language, key), "\(key) in \(language)")
+                guard key != .help else { continue }  // shown as its own screen, one key per line
+                let text = strings.text(key, "12", "reason")
+                // 80 columns, less " 1234/5678 100%" on the right.
+                XCTAssertLessThanOrEqual(UIStrings.cellWidth(text), 80 - 16, "\(key) in \(language): \(text)")
+            }
+        }
+        XCTAssertEqual(UIStrings(language: nil, environment: ["LANG": "zh_TW.UTF-8"]).language, "zh-Hant")
+        XCTAssertEqual(UIStrings(language: nil, environment: ["LC_ALL": "ja_JP.UTF-8", "LANG": "en_US.UTF-8"]).language, "ja")
+        XCTAssertEqual(UIStrings.cellWidth("已是第一页"), 10)
+    }
+
+    func testProbeAnswersAreRead() {
+        let answer = "\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[?62;4;22c\u{1B}[6;20;10t\u{1B}[4;480;800t\u{1B}[0n"
+        let probe = TerminalProbe.parse(answer)
+        XCTAssertTrue(probe.kittyGraphics)
+        XCTAssertTrue(probe.sixel)
+        XCTAssertEqual(probe.cellPixels?.width, 10)
+        XCTAssertEqual(probe.cellPixels?.height, 20)
+        XCTAssertEqual(probe.windowPixels?.width, 800)
+        XCTAssertTrue(probe.answered)
+        let silent = TerminalProbe.parse("\u{1B}[?1;2c\u{1B}[0n")
+        XCTAssertFalse(silent.sixel)
+        XCTAssertFalse(silent.kittyGraphics)
+        XCTAssertNil(silent.cellPixels)
+        XCTAssertEqual(Tmux.wrap("\u{1B}_Ga=d\u{1B}\\"), "\u{1B}Ptmux;\u{1B}\u{1B}_Ga=d\u{1B}\u{1B}\\\u{1B}\\")
+    }
+
+    func rendered(_ book: URL, pages: String = "1-40") throws -> URL {
+        let directory = try TestSupport.temporaryDirectory()
+        let out = directory.appendingPathComponent("render")
+        let result = try TestSupport.quire("render", book.path, "--out", out.path, "--profile", "phone", "--pages", pages, "--quiet")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return out
+    }
+
+    func testOnceIsDeterministicAndShowsTheStatusLine() throws {
+        let out = try rendered(LayoutTests.sampleBook(), pages: "1-3")
+        defer { try? FileManager.default.removeItem(at: out.deletingLastPathComponent()) }
+        let first = try TestSupport.quire("view", out.path, "--page", "2", "--once", "--graphics", "symbols", "--cols", "80", "--rows", "30")
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let second = try TestSupport.quire("view", out.path, "--page", "2", "--once", "--graphics", "symbols", "--cols", "80", "--rows", "30")
+        XCTAssertEqual(first.stdout, second.stdout, "the same page at the same size prints the same bytes")
+        let lines = first.stdoutText.split(separator: "\n")
+        XCTAssertGreaterThan(lines.count, 10)
+        XCTAssertTrue(lines.last?.contains("2/") ?? false, String(lines.last ?? ""))
+        // A page the render left out is a typed message, not a crash.
+        let missing = try TestSupport.quire("view", out.path, "--page", "5", "--once", "--graphics", "symbols")
+        XCTAssertEqual(missing.status, 0, missing.stderr)
+        XCTAssertTrue(missing.stdoutText.contains("cannot be shown"), missing.stdoutText)
+        // Without a terminal and without --once: one usage error.
+        let noTerminal = try TestSupport.quire("view", out.path)
+        XCTAssertEqual(noTerminal.status, 64)
+        XCTAssertTrue(noTerminal.stderr.contains("needs a terminal"), noTerminal.stderr)
+        // A directory that is no render.
+        let empty = try TestSupport.quire("view", out.appendingPathComponent("pages").path, "--once")
+        XCTAssertEqual(empty.status, 66, empty.stderr)
+    }
+
+    // MARK: In tmux
+
+    /// A tmux server of the test's own (its own socket), one window of the given size. tmux is run
+    /// through popen: its server keeps what descriptors it inherits, and Foundation's Process
+    /// never saw the client exit once the server had forked from it.
+    final class TmuxSession {
+        let socket: String
+        let name = "viewer"
+
+        init(command: String, columns: Int = 100, rows: Int = 40) throws {
+            socket = "quire-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let result = tmux(["new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", command])
+            XCTAssertEqual(result.status, 0, "tmux new-session")
+        }
+
+        static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+        @discardableResult
+        func tmux(_ arguments: [String]) -> (status: Int32, output: String) {
+            let line = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map(Self.quoted).joined(separator: " ") + " </dev/null 2>/dev/null"
+            guard let pipe = popen(line, "r") else { return (-1, "") }
+            var output = [UInt8]()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = fread(&buffer, 1, buffer.count, pipe)
+                if count <= 0 { break }
+                output += buffer.prefix(count)
+            }
+            let status = pclose(pipe)
+            return (status == -1 ? -1 : (status >> 8) & 0xFF, String(decoding: output, as: UTF8.self))
+        }
+
+        func send(_ keys: String...) throws { tmux(["send-keys", "-t", name] + keys) }
+
+        func screen() throws -> String { tmux(["capture-pane", "-p", "-t", name]).output }
+
+        func flags(_ format: String) -> String {
+            tmux(["display-message", "-p", "-t", name, format]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Waits (up to `seconds`) until the screen holds `text`.
+        func wait(for text: String, seconds: Double = 20) throws -> String {
+            let deadline = Date().addingTimeInterval(seconds)
+            var last = ""
+            while Date() < deadline {
+                last = (try? screen()) ?? ""
+                if last.contains(text) { return last }
+                usleep(50_000)
+            }
+            XCTFail("'\(text)' never appeared; the screen was:\n\(last)")
+            return last
+        }
+
+        func kill() { tmux(["kill-server"]) }
+    }
+
+    /// The status line's "PAGE/TOTAL".
+    static func status(_ screen: String) -> String? {
+        screen.split(separator: "\n").last { $0.contains("/") && $0.contains("%") }.flatMap { line in
+            line.split(separator: " ").first { $0.contains("/") && $0.first?.isNumber == true }.map(String.init)
+        }
+    }
+
+    func checkNavigation(_ session: TmuxSession, total: Int) throws {
+        _ = try session.wait(for: "1/\(total)")
+        try session.send("Space")
+        _ = try session.wait(for: "2/\(total)")
+        try session.send("G")
+        _ = try session.wait(for: "\(total)/\(total)")
+        try session.send(":", "12", "Enter")
+        _ = try session.wait(for: "12/\(total)")
+        try session.send("g")
+        _ = try session.wait(for: "1/\(total)")
+        try session.send("Left")
+        _ = try session.wait(for: "first page")
+    }
+
+    func testRenderedBookInTmux() throws {
+        let book = try TestSupport.corpusFile("standardebooks/lewis-carroll_alices-adventures-in-wonderland.epub")
+        let out = try rendered(book)
+        defer { try? FileManager.default.removeItem(at: out.deletingLastPathComponent()) }
+        let map = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("positions.json"))) as? [String: Any])
+        let total = try XCTUnwrap(map["pageCount"] as? Int)
+        let exitFile = out.deletingLastPathComponent().appendingPathComponent("exit")
+        let session = try TmuxSession(
+            command: "env LANG=en_US.UTF-8 \(TestSupport.quireBinary.path) view \(out.path) --graphics symbols; echo $? > \(exitFile.path); sleep 30")
+        defer { session.kill() }
+        try checkNavigation(session, total: total)
+        // The TOC picker lists the book's entries; Enter jumps.
+        try session.send("t")
+        let toc = try session.wait(for: "Down the Rabbit-Hole")
+        XCTAssertTrue(toc.contains("The Pool of Tears"), toc)
+        try session.send("Down", "Down", "Enter")
+        let after = try session.wait(for: "/\(total)")
+        XCTAssertNotEqual(Self.status(after), "1/\(total)", after)
+        // A resize redraws: the status line moves to the new last row.
+        session.tmux(["resize-window", "-t", session.name, "-x", "80", "-y", "30"])
+        let resized = try session.wait(for: "/\(total)")
+        XCTAssertEqual(resized.split(separator: "\n", omittingEmptySubsequences: false).prefix(30).last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map { $0.contains("/\(total)") }, true, resized)
+        // q quits with 0, leaves the alternate screen and shows the cursor again.
+        try session.send("q")
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: exitFile.path) && Date() < deadline { usleep(50_000) }
+        XCTAssertEqual(try String(contentsOf: exitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
+        XCTAssertEqual(session.flags("#{alternate_on} #{cursor_flag}"), "0 1", "no alternate screen left, cursor visible")
+    }
+
+    func testLiveBookInTmux() throws {
+        let book = try TestSupport.corpusFile("standardebooks/lewis-carroll_alices-adventures-in-wonderland.epub")
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let exitFile = directory.appendingPathComponent("exit")
+        let session = try TmuxSession(
+            command: "env LANG=en_US.UTF-8 \(TestSupport.quireBinary.path) view \(book.path) --graphics symbols --cell 8x16; echo $? > \(exitFile.path); sleep 30")
+        defer { session.kill() }
+        // The total appears once every chapter has settled in the background.
+        let first = try session.wait(for: "1/", seconds: 30)
+        var screen = first
+        let deadline = Date().addingTimeInterval(60)
+        while Self.status(screen).map({ $0.hasSuffix("/") || $0.last?.isNumber == false }) ?? true, Date() < deadline {
+            usleep(100_000)
+            screen = try session.screen()
+        }
+        let total = try XCTUnwrap(Self.status(screen)?.split(separator: "/").last.flatMap { Int($0) }, screen)
+        try checkNavigation(session, total: total)
+        // Search lands on a page holding the word.
+        try session.send("/", "Cheshire", "Enter")
+        let found = try session.wait(for: "/\(total)")
+        XCTAssertNotEqual(Self.status(found), "1/\(total)", found)
+        try session.send("i")
+        let info = try session.wait(for: "XPointer")
+        XCTAssertTrue(info.contains("CFI: epubcfi("), info)
+        try session.send("q")
+        // A resize re-paginates: the text at the top stays the same Locator (checked through `i`).
+        session.tmux(["resize-window", "-t", session.name, "-x", "70", "-y", "30"])
+        _ = try session.wait(for: "/")
+        try session.send("q")
+        let stop = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: exitFile.path) && Date() < stop { usleep(50_000) }
+        XCTAssertEqual(try String(contentsOf: exitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
+    }
+
+    func testTerminalRestoredAfterSIGTERM() throws {
+        let out = try rendered(LayoutTests.sampleBook(), pages: "1-3")
+        defer { try? FileManager.default.removeItem(at: out.deletingLastPathComponent()) }
+        let session = try TmuxSession(command: "\(TestSupport.quireBinary.path) view \(out.path) --graphics symbols; sleep 30")
+        defer { session.kill() }
+        _ = try session.wait(for: "1/")
+        XCTAssertEqual(session.flags("#{alternate_on}"), "1")
+        // The viewer itself, not the shell around it (whose command line holds the same words).
+        _ = system("pkill -TERM -f " + TmuxSession.quoted("^\(TestSupport.quireBinary.path) view \(out.path)"))
+        let deadline = Date().addingTimeInterval(10)
+        var flags = ""
+        while Date() < deadline {
+            flags = session.flags("#{alternate_on} #{cursor_flag}")
+            if flags == "0 1" { break }
+            usleep(50_000)
+        }
+        XCTAssertEqual(flags, "0 1", "after SIGTERM: the alternate screen left, the cursor shown")
+    }
+}
+
+/// The string table's raw entries, for the completeness check.
+enum UIStringsTableProbe {
+    static func text(_ language: String, _ key: UIString) -> String? { UIStrings.rawText(language, key) }
+}
