@@ -49,7 +49,7 @@ _quire() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "info render locate css-report profiles help" -- "$cur"))
+            COMPREPLY=($(compgen -W "info render locate view css-report profiles help" -- "$cur"))
         fi
         return
     fi
@@ -117,6 +117,7 @@ _quire() {
             options="--json --book --page --from --locator --cfi --xpointer --progression --total-progression
                 --position --convention --label --toc $_quire_limit_options" ;;
         css-report) options="--json $_quire_limit_options" ;;
+        view) options="--graphics --cell --cols --rows --page --locator --cfi --profile --size --dark --lang --once" ;;
         *) return ;;
     esac
 
@@ -125,7 +126,7 @@ _quire() {
         return
     fi
     case $command in
-        info | render) _quire_files "epub|pdf" ;;
+        info | render | view) _quire_files "epub|pdf" ;;
         css-report) _quire_files "epub" ;;
         locate) _quire_files "json" ;;
     esac
