@@ -356,8 +356,8 @@ final class ReflowPages: Sendable {
         throw QuireError.unresolvable("the book has no text")
     }
 
-    private func position(_ number: Int, _ convention: PositionsConvention) throws -> Position {
-        let list = PositionsList.make(container, convention: convention)
+    private func position(_ number: Int, _ convention: PositionsConvention, in list: [ReadiumPosition]? = nil) throws -> Position {
+        let list = list ?? PositionsList.make(container, convention: convention)
         guard number >= 1, number <= list.count else {
             throw QuireError.unresolvable("position \(number) is outside 1…\(list.count) (\(convention.rawValue))")
         }
@@ -401,7 +401,7 @@ final class ReflowPages: Sendable {
                 guard total >= 0, total <= 1, !list.isEmpty else { throw QuireError.unresolvable("totalProgression \(total) is outside 0…1") }
                 return PositionsList.readiumPosition(totalProgression: total, count: list.count)
             }!
-            let found = try position(number, .readium)
+            let found = try position(number, .readium, in: list)
             guard found.spineIndex == spineIndex else {
                 throw QuireError.unresolvable("Readium position \(number) is in \(list[number - 1].href), not in the locator's href \(locator.href)")
             }

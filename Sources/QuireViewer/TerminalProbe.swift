@@ -39,9 +39,8 @@ public struct TerminalProbe: Sendable, Equatable {
         while DispatchTime.now().uptimeNanoseconds < deadline {
             let left = Int32((deadline - DispatchTime.now().uptimeNanoseconds) / 1_000_000)
             answer += terminal.read(timeout: max(1, left))
-            if String(decoding: answer, as: UTF8.self).contains("\u{1B}[0n") || String(decoding: answer, as: UTF8.self).contains("\u{1B}[3n") {
-                break
-            }
+            let text = String(decoding: answer, as: UTF8.self)
+            if text.contains("\u{1B}[0n") || text.contains("\u{1B}[3n") { break }
         }
         return parse(String(decoding: answer, as: UTF8.self))
     }

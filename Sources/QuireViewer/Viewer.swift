@@ -309,49 +309,47 @@ public final class Viewer {
                 }
                 continue
             }
-            do {
-                needsDraw = true
-                switch key {
-                case .character(let digit) where digit.isASCII && digit.isNumber:
-                    pendingNumber.append(digit)
-                    message = strings.text(.goTo) + " " + pendingNumber
-                case .enter where !pendingNumber.isEmpty:
-                    command(pendingNumber)
-                    pendingNumber = ""
-                case .character(" "), .right, .character("l"), .character("j"), .pageDown, .down, .enter: turn(1)
-                case .left, .character("h"), .character("k"), .pageUp, .up, .backspace: turn(-1)
-                case .character("g"), .home: page = 1
-                case .character("G"), .end:
-                    message = source.pageCount == nil ? strings.text(.settling) : nil
-                    terminal.write("\u{1B}[\(size.rows);1H\u{1B}[7m" + statusLine(columns: size.columns) + "\u{1B}[0m")
-                    if let last = try? source.resolve(.lastPage) { page = last }
-                    message = nil
-                case .character("]"): chapter(forward: true)
-                case .character("["): chapter(forward: false)
-                case .character(":"):
-                    if let line = readLine(terminal, prompt: ":", size: size) { command(line) }
-                case .character("/"):
-                    if let query = readLine(terminal, prompt: "/", size: size), !query.isEmpty {
-                        terminal.write("\u{1B}[\(size.rows);1H\u{1B}[7m" + UIStrings.truncated(" " + strings.text(.searching), toCells: size.columns) + "\u{1B}[0m")
-                        search(query, forward: true)
-                    }
-                case .character("n"): if let query = lastQuery { search(query, forward: true) }
-                case .character("N"): if let query = lastQuery { search(query, forward: false) }
-                case .character("t"): pickTOC(terminal, size: size)
-                case .character("i"):
-                    showLines(terminal, source.info(ofPage: page), size: size)
-                    _ = waitForKey(terminal)
-                case .character("?"):
-                    showLines(terminal, [strings.text(.helpTitle), ""] + strings.text(.help).components(separatedBy: " · "), size: size)
-                    _ = waitForKey(terminal)
-                case .character("d"):
-                    dark.toggle()
-                    message = strings.text(dark ? .darkOn : .darkOff)
-                case .character("r"): break  // redraw retries a page that failed
-                case .character("q"): return
-                case .escape: pendingNumber = ""
-                default: message = strings.text(.unknownKey)
+            needsDraw = true
+            switch key {
+            case .character(let digit) where digit.isASCII && digit.isNumber:
+                pendingNumber.append(digit)
+                message = strings.text(.goTo) + " " + pendingNumber
+            case .enter where !pendingNumber.isEmpty:
+                command(pendingNumber)
+                pendingNumber = ""
+            case .character(" "), .right, .character("l"), .character("j"), .pageDown, .down, .enter: turn(1)
+            case .left, .character("h"), .character("k"), .pageUp, .up, .backspace: turn(-1)
+            case .character("g"), .home: page = 1
+            case .character("G"), .end:
+                message = source.pageCount == nil ? strings.text(.settling) : nil
+                terminal.write("\u{1B}[\(size.rows);1H\u{1B}[7m" + statusLine(columns: size.columns) + "\u{1B}[0m")
+                if let last = try? source.resolve(.lastPage) { page = last }
+                message = nil
+            case .character("]"): chapter(forward: true)
+            case .character("["): chapter(forward: false)
+            case .character(":"):
+                if let line = readLine(terminal, prompt: ":", size: size) { command(line) }
+            case .character("/"):
+                if let query = readLine(terminal, prompt: "/", size: size), !query.isEmpty {
+                    terminal.write("\u{1B}[\(size.rows);1H\u{1B}[7m" + UIStrings.truncated(" " + strings.text(.searching), toCells: size.columns) + "\u{1B}[0m")
+                    search(query, forward: true)
                 }
+            case .character("n"): if let query = lastQuery { search(query, forward: true) }
+            case .character("N"): if let query = lastQuery { search(query, forward: false) }
+            case .character("t"): pickTOC(terminal, size: size)
+            case .character("i"):
+                showLines(terminal, source.info(ofPage: page), size: size)
+                _ = waitForKey(terminal)
+            case .character("?"):
+                showLines(terminal, [strings.text(.helpTitle), ""] + strings.text(.help).components(separatedBy: " · "), size: size)
+                _ = waitForKey(terminal)
+            case .character("d"):
+                dark.toggle()
+                message = strings.text(dark ? .darkOn : .darkOff)
+            case .character("r"): break  // redraw retries a page that failed
+            case .character("q"): return
+            case .escape: pendingNumber = ""
+            default: message = strings.text(.unknownKey)
             }
         }
     }

@@ -222,9 +222,7 @@ public enum XMLParser {
             }
             return text
         }
-        if let known = htmlEntityLookup(name), let scalar = Unicode.Scalar(known.pointee.value) {
-            return String(Character(scalar))
-        }
+        if let scalar = characterEntity(name) { return String(Character(scalar)) }
         return nil
     }
 
@@ -245,7 +243,7 @@ public enum XMLParser {
                 if text.pointee.type == XML_TEXT_NODE {
                     value += string(text.pointee.content)
                 } else if text.pointee.type == XML_ENTITY_REF_NODE, let name = text.pointee.name,
-                    let known = htmlEntityLookup(name), let scalar = Unicode.Scalar(known.pointee.value)
+                    let scalar = characterEntity(String(cString: name))
                 {
                     value.unicodeScalars.append(scalar)
                 }

@@ -12,7 +12,7 @@ final class ViewerTests: XCTestCase {
             let strings = UIStrings(language: language)
             XCTAssertEqual(strings.language, language)
             for key in UIString.allCases {
-                XCTAssertNotNil(UIStringsTableProbe.text(language, key), "\(key) in \(language)")
+                XCTAssertNotNil(UIStrings.rawText(language, key), "\(key) in \(language)")
                 guard key != .help else { continue }  // shown as its own screen, one key per line
                 let text = strings.text(key, "12", "reason")
                 // 80 columns, less " 1234/5678 100%" on the right.
@@ -231,9 +231,4 @@ final class ViewerTests: XCTestCase {
         }
         XCTAssertEqual(flags, "0 1", "after SIGTERM: the alternate screen left, the cursor shown")
     }
-}
-
-/// The string table's raw entries, for the completeness check.
-enum UIStringsTableProbe {
-    static func text(_ language: String, _ key: UIString) -> String? { UIStrings.rawText(language, key) }
 }
