@@ -27,6 +27,10 @@ public protocol PageSource: AnyObject {
     func search(_ query: String, from page: Int, forward: Bool) throws -> Int?
     /// The start Locator of a page (what progress is saved as).
     func locator(ofPage page: Int) throws -> Locator
+    /// Whether `page` is the book's last (for a live book: its chapter settled and none follows).
+    func isLastPage(_ page: Int) -> Bool
+    /// The book's SHA-256 and KOReader id: what progress is keyed by.
+    func identity() throws -> PositionMap.BookIdentity
 }
 
 /// `quire view DIR`: the map and its page images, as `quire render` wrote them.
@@ -125,6 +129,10 @@ public final class RenderedPages: PageSource {
         guard page >= 1, page <= map.pages.count else { throw QuireError.unresolvable("no page \(page)") }
         return Locate.startLocator(map.pages[page - 1])
     }
+
+    public func isLastPage(_ page: Int) -> Bool { page == map.pageCount }
+
+    public func identity() throws -> PositionMap.BookIdentity { PositionMap.BookIdentity(sha256: map.book.sha256, partialMD5: map.book.partialMD5) }
 }
 
 /// `quire view BOOK`: pages laid out on demand at the terminal's size.
@@ -150,12 +158,10 @@ public final class LivePages: PageSource {
         }
     }
 
-    /// Lays the book out again at new settings, keeping the reader on the same text.
-    public func repaginate(_ settings: PaginationSettings, keeping page: Int) throws -> Int {
-        let locator = try self.locator(ofPage: page)
+    /// Lays the book out again at new settings. The viewer finds its page again by Locator.
+    public func repaginate(_ settings: PaginationSettings) throws {
         pagination = try pagination.repaginated(settings)
         countInBackground()
-        return try resolve(.locator(locator))
     }
 
     public var title: String { book.title ?? (book.path as NSString).lastPathComponent }
@@ -223,4 +229,10 @@ public final class LivePages: PageSource {
     }
 
     public func locator(ofPage page: Int) throws -> Locator { try pagination.startLocator(of: address(page)) }
+
+    public func isLastPage(_ page: Int) -> Bool {
+        do { return try pagination.address(after: address(page)) == nil } catch { return false }
+    }
+
+    public func identity() throws -> PositionMap.BookIdentity { try book.identity() }
 }

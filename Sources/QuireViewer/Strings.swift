@@ -5,6 +5,7 @@ import Foundation
 public enum UIString: String, CaseIterable, Sendable {
     case firstPage, lastPage, notFound, searching, settling, noTOC, help, helpTitle, pressAnyKey, cannotShowPage, retryKey
     case cannotOpen, goTo, search, unknownKey, darkOn, darkOff
+    case failureDRM, failureCorrupt, failureUnsupported, failureMissing, quitKey, progressNotSaved, resumed
 }
 
 public struct UIStrings: Sendable {
@@ -14,6 +15,9 @@ public struct UIStrings: Sendable {
 
     static let table: [String: [UIString: String]] = [
         "en": [
+            .failureDRM: "This book is DRM-protected and cannot be opened", .failureCorrupt: "This book is damaged or not a book",
+            .failureUnsupported: "This book uses something Quire does not support", .failureMissing: "The book is not there or cannot be read",
+            .quitKey: "q to quit", .progressNotSaved: "Progress not saved: %@", .resumed: "Resumed where you left off",
             .firstPage: "This is the first page", .lastPage: "This is the last page", .notFound: "Not found: %@",
             .searching: "Searching…", .settling: "Laying out…", .noTOC: "This book has no table of contents",
             .help: "space/→/l/j next · ←/h/k/bksp back · g/G first/last · :N or N⏎ page · :50% · ]/[ chapter · t contents · :p LABEL print page · / search, n/N · i info · d dark · q quit",
@@ -22,6 +26,8 @@ public struct UIStrings: Sendable {
             .darkOn: "Dark theme", .darkOff: "Light theme",
         ],
         "zh-Hans": [
+            .failureDRM: "此书受 DRM 保护，无法打开", .failureCorrupt: "此书已损坏或不是电子书", .failureUnsupported: "此书使用了 Quire 不支持的功能",
+            .failureMissing: "找不到此书或无法读取", .quitKey: "按 q 退出", .progressNotSaved: "进度未保存：%@", .resumed: "已回到上次阅读处",
             .firstPage: "已是第一页", .lastPage: "已是最后一页", .notFound: "未找到：%@", .searching: "搜索中…", .settling: "排版中…",
             .noTOC: "本书没有目录",
             .help: "空格/→/l/j 下一页 · ←/h/k 上一页 · g/G 首/末页 · :N 跳页 · :50% · ]/[ 章 · t 目录 · / 搜索 · i 信息 · d 夜间 · q 退出",
@@ -30,6 +36,8 @@ public struct UIStrings: Sendable {
             .darkOn: "夜间主题", .darkOff: "日间主题",
         ],
         "zh-Hant": [
+            .failureDRM: "此書受 DRM 保護，無法開啟", .failureCorrupt: "此書已損毀或不是電子書", .failureUnsupported: "此書使用了 Quire 不支援的功能",
+            .failureMissing: "找不到此書或無法讀取", .quitKey: "按 q 離開", .progressNotSaved: "進度未儲存：%@", .resumed: "已回到上次閱讀處",
             .firstPage: "已是第一頁", .lastPage: "已是最後一頁", .notFound: "找不到：%@", .searching: "搜尋中…", .settling: "排版中…",
             .noTOC: "本書沒有目錄",
             .help: "空白/→/l/j 下一頁 · ←/h/k 上一頁 · g/G 首/末頁 · :N 跳頁 · :50% · ]/[ 章 · t 目錄 · / 搜尋 · i 資訊 · d 夜間 · q 離開",
@@ -38,6 +46,9 @@ public struct UIStrings: Sendable {
             .darkOn: "夜間主題", .darkOff: "日間主題",
         ],
         "ja": [
+            .failureDRM: "この本は DRM で保護されていて開けません", .failureCorrupt: "この本は壊れているか、本ではありません",
+            .failureUnsupported: "この本は Quire が対応していない機能を使っています", .failureMissing: "本が見つからないか読めません",
+            .quitKey: "q で終了", .progressNotSaved: "進捗を保存できません：%@", .resumed: "前回の続きから",
             .firstPage: "最初のページです", .lastPage: "最後のページです", .notFound: "見つかりません：%@", .searching: "検索中…",
             .settling: "組版中…", .noTOC: "この本には目次がありません",
             .help: "スペース/→/l/j 次 · ←/h/k 前 · g/G 最初/最後 · :N ページ · :50% · ]/[ 章 · t 目次 · / 検索 · i 情報 · d ダーク · q 終了",
@@ -46,6 +57,9 @@ public struct UIStrings: Sendable {
             .unknownKey: "不明なキー：? でヘルプ", .darkOn: "ダークテーマ", .darkOff: "ライトテーマ",
         ],
         "ko": [
+            .failureDRM: "이 책은 DRM으로 보호되어 열 수 없습니다", .failureCorrupt: "이 책은 손상되었거나 책이 아닙니다",
+            .failureUnsupported: "이 책은 Quire가 지원하지 않는 기능을 사용합니다", .failureMissing: "책이 없거나 읽을 수 없습니다",
+            .quitKey: "q 종료", .progressNotSaved: "진행 상황 저장 안 됨: %@", .resumed: "마지막으로 읽던 곳에서 계속",
             .firstPage: "첫 페이지입니다", .lastPage: "마지막 페이지입니다", .notFound: "찾을 수 없음: %@", .searching: "검색 중…",
             .settling: "조판 중…", .noTOC: "이 책에는 목차가 없습니다",
             .help: "스페이스/→/l/j 다음 · ←/h/k 이전 · g/G 처음/끝 · :N 페이지 · :50% · ]/[ 장 · t 목차 · / 검색 · i 정보 · d 다크 · q 종료",

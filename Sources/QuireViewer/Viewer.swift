@@ -28,7 +28,13 @@ public final class Viewer {
     var dark: Bool
     var lastQuery: String?
     /// Each live resize re-paginates; the caller supplies how (nil for a rendered directory).
-    public var repaginate: ((_ size: TerminalSize, _ keeping: Int) throws -> Int)?
+    public var repaginate: ((_ size: TerminalSize) throws -> Void)?
+    /// Where the reader is, as text: the start of the page turned to, or the spot a resize kept
+    /// on screen. A re-pagination lands on the page holding it, and it stays the same through
+    /// any number of resizes (a page start would creep back with each).
+    public var anchor: Locator?
+    /// Saving progress (nil: not saved).
+    public var progress: ProgressSession?
     let spinner = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
     var tick = 0
     /// Keys read but not yet handled: a paste or a fast typist sends several in one read, and a
@@ -57,6 +63,7 @@ public final class Viewer {
         }
         var left = source.title
         if let chapter = source.chapterTitle(ofPage: page), chapter != left { left += " — " + chapter }
+        if let error = progress?.lastError { left = strings.text(.progressNotSaved, "\(error)") }
         if let message { left = message }
         let room = max(1, columns - UIStrings.cellWidth(position) - 2)
         let shown = UIStrings.truncated(left, toCells: room)
@@ -112,6 +119,9 @@ public final class Viewer {
     // MARK: Moving
 
     public func setPage(_ page: Int) { self.page = max(1, page) }
+
+    /// A message for the first frame's status line.
+    public func notice(_ text: String?) { if let text { message = text } }
 
     func go(to target: Int) {
         if let total = source.pageCount, target > total {
@@ -290,7 +300,7 @@ public final class Viewer {
             if terminal.takeResize(), let now = Terminal.size() {
                 size = now
                 if now.pixelWidth > 0, now.pixelHeight > 0 { cell = (now.pixelWidth / now.columns, now.pixelHeight / now.rows) }
-                if let repaginate { page = (try? repaginate(size, page)) ?? page }
+                if let repaginate { relayout { try repaginate(size) } }
                 needsDraw = true
             }
             if source.pageCount != lastTotal {
@@ -310,6 +320,8 @@ public final class Viewer {
                 continue
             }
             needsDraw = true
+            let before = page
+            defer { if page != before { moved() } }
             switch key {
             case .character(let digit) where digit.isASCII && digit.isNumber:
                 pendingNumber.append(digit)
@@ -338,7 +350,7 @@ public final class Viewer {
             case .character("N"): if let query = lastQuery { search(query, forward: false) }
             case .character("t"): pickTOC(terminal, size: size)
             case .character("i"):
-                showLines(terminal, source.info(ofPage: page), size: size)
+                showLines(terminal, infoLines(), size: size)
                 _ = waitForKey(terminal)
             case .character("?"):
                 showLines(terminal, [strings.text(.helpTitle), ""] + strings.text(.help).components(separatedBy: " · "), size: size)
@@ -352,6 +364,86 @@ public final class Viewer {
             default: message = strings.text(.unknownKey)
             }
         }
+    }
+
+    /// After a move: the new anchor, and progress saved when the recorder says so.
+    func moved() {
+        guard let locator = try? source.locator(ofPage: page) else { return }
+        anchor = locator
+        progress?.moved(to: page, locator: locator, pageCount: source.pageCount, isLastPage: source.isLastPage(page))
+    }
+
+    /// Lays the book out again and lands on the page holding the anchor.
+    public func relayout(_ repaginate: () throws -> Void) {
+        do {
+            try repaginate()
+            if let anchor { page = try source.resolve(.locator(anchor)) } else { page = 1 }
+            progress?.repaginated(source: source)
+        } catch {
+            message = "\(error)"
+        }
+    }
+
+    /// The `i` screen: the reading position first, then the page's own positions.
+    func infoLines() -> [String] {
+        var lines: [String] = []
+        if let anchor {
+            lines.append("position: \(anchor.href)" + (anchor.locations.offset.map { " @ \($0)" } ?? ""))
+        }
+        return lines + source.info(ofPage: page)
+    }
+
+    /// A book that cannot be opened: one screen with the typed reason, until `q`.
+    public static func showFailure(_ error: QuireError, terminal: Terminal, strings: UIStrings) {
+        let kind: UIString
+        switch error {
+        case .drmProtected, .passwordRequired: kind = .failureDRM
+        case .unsupported, .limitExceeded: kind = .failureUnsupported
+        case .notFound, .cannotOpen, .missingResource: kind = .failureMissing
+        default: kind = .failureCorrupt
+        }
+        var queued: [Key] = []
+        while true {
+            let size = Terminal.size() ?? TerminalSize(columns: 80, rows: 24)
+            let top = max(1, size.rows / 2 - 2)
+            var output = "\u{1B}[0m\u{1B}[2J"
+            output += "\u{1B}[\(top);3H\u{1B}[1m" + UIStrings.truncated(strings.text(kind), toCells: size.columns - 4) + "\u{1B}[0m"
+            for (index, line) in wrapped("\(error)", toCells: size.columns - 4).prefix(max(1, size.rows - top - 3)).enumerated() {
+                output += "\u{1B}[\(top + 2 + index);3H" + line
+            }
+            output += "\u{1B}[\(size.rows);1H\u{1B}[7m" + UIStrings.truncated(" " + strings.text(.quitKey), toCells: size.columns) + "\u{1B}[0m"
+            terminal.write(output)
+            if queued.isEmpty { queued = keys(terminal.read(timeout: 1000)) }
+            while !queued.isEmpty {
+                if [.character("q"), .escape, .enter].contains(queued.removeFirst()) { return }
+            }
+        }
+    }
+
+    /// Text cut into lines of at most `cells` terminal cells, at spaces where it can be.
+    static func wrapped(_ text: String, toCells cells: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if UIStrings.cellWidth(candidate) <= cells || line.isEmpty {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+            while UIStrings.cellWidth(line) > cells {
+                var head = ""
+                for character in line {
+                    if UIStrings.cellWidth(head + String(character)) > cells { break }
+                    head.append(character)
+                }
+                lines.append(head)
+                line = String(line.dropFirst(head.count))
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     func waitForKey(_ terminal: Terminal) -> Key {

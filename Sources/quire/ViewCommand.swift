@@ -7,8 +7,8 @@ import QuireViewer
 enum ViewCommand {
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(
-            arguments, valued: ["graphics", "cell", "cols", "rows", "page", "lang", "profile", "size", "locator", "cfi"],
-            boolean: ["once", "dark"])
+            arguments, valued: ["graphics", "cell", "cols", "rows", "page", "lang", "profile", "size", "locator", "cfi", "record-after"],
+            boolean: ["once", "dark", "resume", "no-resume"])
         guard options.positionals.count == 1 else { throw QuireError.usage("view needs one book or render directory") }
         let input = options.positionals[0]
         var viewer = ViewerOptions()
@@ -27,6 +27,12 @@ enum ViewCommand {
         viewer.rows = try options.integer("rows")
         viewer.language = options.value("lang")
         viewer.dark = options.flag("dark")
+        var threshold = 3
+        if let value = options.value("record-after") {
+            guard let number = Int(value), number >= 0 else { throw QuireError.usage("--record-after needs a page count (0 records at once), not '\(value)'") }
+            threshold = number
+        }
+        guard !(options.flag("resume") && options.flag("no-resume")) else { throw QuireError.usage("--resume and --no-resume contradict each other") }
         let once = options.flag("once")
         guard once || Terminal.isInteractive else {
             throw QuireError.usage("quire view needs a terminal (or --once to print one page to stdout)")
@@ -37,16 +43,26 @@ enum ViewCommand {
         if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
             source = try RenderedPages(directory: input)
         } else {
-            let book = try Book.open(input)
             let terminalSize = once
                 ? TerminalSize(columns: viewer.columns ?? 80, rows: viewer.rows ?? 24) : (Terminal.size() ?? TerminalSize(columns: 80, rows: 24))
             sizeForLive = terminalSize
-            source = try LivePages(book: book, settings: liveSettings(options, size: terminalSize, cell: viewer.cell ?? (8, 16)))
+            do {
+                let book = try Book.open(input)
+                source = try LivePages(book: book, settings: liveSettings(options, size: terminalSize, cell: viewer.cell ?? (8, 16)))
+            } catch let error as QuireError where !once && error.exitCode != 64 {
+                // A book that cannot be opened is shown on one screen, then reported as usual.
+                let terminal = Terminal()
+                try terminal.enter()
+                Viewer.showFailure(error, terminal: terminal, strings: UIStrings(language: viewer.language))
+                terminal.leave()
+                throw error
+            }
         }
         var startPage = 1
-        if let page = try options.integer("page") { startPage = page }
-        if let json = options.value("locator") { startPage = try source.resolve(.locator(Locator(jsonString: json))) }
-        if let cfi = options.value("cfi") { startPage = try source.resolve(.cfi(cfi)) }
+        var explicitStart = false
+        if let page = try options.integer("page") { (startPage, explicitStart) = (page, true) }
+        if let json = options.value("locator") { (startPage, explicitStart) = (try source.resolve(.locator(Locator(jsonString: json))), true) }
+        if let cfi = options.value("cfi") { (startPage, explicitStart) = (try source.resolve(.cfi(cfi)), true) }
         if startPage != 1 { startPage = try source.resolve(.page(startPage)) }
         let reader = Viewer(source: source, options: viewer, startPage: startPage)
         if once {
@@ -55,17 +71,44 @@ enum ViewCommand {
             writeStdout(reader.once(encoder: PageEncoder(mode: mode), columns: viewer.columns ?? 80, rows: viewer.rows ?? 24, cell: viewer.cell ?? (8, 16)))
             return
         }
+        // Progress: resumed unless a start was given or --no-resume; saved by the recording threshold.
+        let strings = UIStrings(language: viewer.language)
+        var notice: String?
+        do {
+            let store = try ProgressStore.standard()
+            let identity = try source.identity()
+            let saved = try store.progress(of: identity.sha256)
+            if let saved, !explicitStart, !options.flag("no-resume") {
+                do {
+                    reader.setPage(try source.resolve(.locator(saved.locator)))
+                    reader.anchor = saved.locator
+                    notice = strings.text(.resumed)
+                } catch {
+                    notice = strings.text(.notFound, "\(error)")
+                }
+            }
+            if reader.anchor == nil { reader.anchor = try? source.locator(ofPage: reader.page) }
+            reader.progress = ProgressSession(
+                store: store, identity: identity, path: input, title: source.title, saved: saved, threshold: threshold, settledPage: reader.page,
+                settledLocator: reader.anchor)
+        } catch {
+            // Reading goes on; nothing is written over a progress file that could not be read.
+            notice = strings.text(.progressNotSaved, "\(error)")
+            if reader.anchor == nil { reader.anchor = try? source.locator(ofPage: reader.page) }
+        }
         let terminal = Terminal()
         try terminal.enter()
         defer { terminal.leave() }
         let choice = try GraphicsChoice.detect(terminal, options: viewer)
         if let live = source as? LivePages, sizeForLive != nil, options.value("profile") == nil, options.value("size") == nil {
-            reader.repaginate = { size, page in
-                try live.repaginate(liveSettings(options, size: size, cell: choice.cell), keeping: page)
-            }
+            let repaginate: (TerminalSize) throws -> Void = { size in try live.repaginate(liveSettings(options, size: size, cell: choice.cell)) }
+            reader.repaginate = repaginate
             // The probe may have told a better cell size than the start-up guess.
-            if let size = Terminal.size() { reader.setPage((try? live.repaginate(liveSettings(options, size: size, cell: choice.cell), keeping: reader.page)) ?? reader.page) }
+            if let size = Terminal.size(), try liveSettings(options, size: size, cell: choice.cell).layout.profile != live.pagination.settings.layout.profile {
+                reader.relayout { try repaginate(size) }
+            }
         }
+        reader.notice(notice)
         try reader.run(terminal, encoder: choice.encoder, cell: choice.cell)
     }
 

@@ -19,7 +19,9 @@ let usage = """
       view DIR|BOOK           read in the terminal: a render's pages, or a book paginated live
           [--graphics kitty|iterm|sixel|symbols|symbols-256|symbols-16] [--cell WxH] [--page N]
           [--locator JSON] [--cfi S] [--profile NAME | --size WxH] [--dark] [--lang L]
-          [--once [--cols C --rows R]]   (keys: ? in the viewer)
+          [--no-resume] [--record-after N] [--once [--cols C --rows R]]   (keys: ? in the viewer)
+                              reading progress is kept in $XDG_STATE_HOME/quire/progress.json
+      progress BOOK|DIR [--json]  the reading progress quire view saved for a book (3 when none)
       profiles                the named device profiles
       css-report BOOK [--json] every declaration of the book's CSS: applied, unsupported or invalid
       locate MAP QUERY [--json] [--book BOOK]
@@ -32,7 +34,7 @@ let usage = """
       --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
       --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
 
-    exit codes: 0 ok, 3 unresolvable position (locate), 64 usage, 65 bad data (corrupt, invalid or hostile book),
+    exit codes: 0 ok, 3 unresolvable position (locate) or no progress saved (progress), 64 usage, 65 bad data (corrupt, invalid or hostile book),
     66 cannot open input, 69 unsupported (DRM, encrypted PDF without its password), 73 cannot create output, 74 I/O error
     """
 
@@ -64,6 +66,8 @@ func run(_ arguments: [String]) throws {
         try LocateCommand.run(rest)
     case "view":
         try ViewCommand.run(rest)
+    case "progress":
+        try ProgressCommand.run(rest)
     case "--help", "-h", "help":
         writeStdout(usage + "\n")
     case "--version":

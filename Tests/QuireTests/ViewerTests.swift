@@ -1,4 +1,5 @@
 import Foundation
+import Quire
 import QuireViewer
 import XCTest
 
@@ -78,11 +79,14 @@ final class ViewerTests: XCTestCase {
     /// never saw the client exit once the server had forked from it.
     final class TmuxSession {
         let socket: String
+        let state: String
         let name = "viewer"
 
         init(command: String, columns: Int = 100, rows: Int = 40) throws {
             socket = "quire-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            let result = tmux(["new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", command])
+            // Reading progress goes to a state directory of the session's own, never the user's.
+            state = NSTemporaryDirectory() + socket + "-state"
+            let result = tmux(["new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", "XDG_STATE_HOME=\(state) " + command])
             XCTAssertEqual(result.status, 0, "tmux new-session")
         }
 
@@ -103,7 +107,8 @@ final class ViewerTests: XCTestCase {
             return (status == -1 ? -1 : (status >> 8) & 0xFF, String(decoding: output, as: UTF8.self))
         }
 
-        func send(_ keys: String...) throws { tmux(["send-keys", "-t", name] + keys) }
+        func send(_ keys: String...) throws { try send(keys) }
+        func send(_ keys: [String]) throws { tmux(["send-keys", "-t", name] + keys) }
 
         func screen() throws -> String { tmux(["capture-pane", "-p", "-t", name]).output }
 
@@ -124,7 +129,10 @@ final class ViewerTests: XCTestCase {
             return last
         }
 
-        func kill() { tmux(["kill-server"]) }
+        func kill() {
+            tmux(["kill-server"])
+            try? FileManager.default.removeItem(atPath: state)
+        }
     }
 
     /// The status line's "PAGE/TOTAL".
@@ -230,5 +238,131 @@ final class ViewerTests: XCTestCase {
             usleep(50_000)
         }
         XCTAssertEqual(flags, "0 1", "after SIGTERM: the alternate screen left, the cursor shown")
+    }
+
+    // MARK: Progress, failures, resize
+
+    /// Runs `quire view ARGUMENTS` in tmux: waits for `first`, sends each step's keys and waits for
+    /// its text, then `q`. Returns the exit status and the screen the terminal was left with.
+    func view(
+        _ arguments: [String], environment: [String: String], first: String = "1/", steps: [(keys: [String], expect: String)] = [], quit: Bool = true
+    ) throws -> (status: String, screen: String) {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let exitFile = directory.appendingPathComponent("exit")
+        let settings = (["LANG": "en_US.UTF-8"].merging(environment) { $1 }).sorted { $0.key < $1.key }.map { "\($0.key)=\(TmuxSession.quoted($0.value))" }
+        let line = (["env"] + settings + [TestSupport.quireBinary.path, "view"] + arguments.map(TmuxSession.quoted)).joined(separator: " ")
+        let session = try TmuxSession(command: line + "; echo $? > \(exitFile.path); sleep 30")
+        defer { session.kill() }
+        _ = try session.wait(for: first, seconds: 60)
+        for step in steps {
+            try session.send(step.keys)
+            _ = try session.wait(for: step.expect, seconds: 60)
+        }
+        if quit { try session.send(["q"]) }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: exitFile.path) && Date() < deadline { usleep(50_000) }
+        let status = (try? String(contentsOf: exitFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "none"
+        XCTAssertEqual(session.flags("#{alternate_on} #{cursor_flag}"), "0 1", "the terminal restored after \(arguments)")
+        return (status, try session.screen())
+    }
+
+    /// The saved entry for the only book in a progress file.
+    func savedEntry(_ file: URL) throws -> [String: Any]? {
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        XCTAssertEqual(object["format"] as? String, "quire-progress")
+        let books = try XCTUnwrap(object["books"] as? [String: Any])
+        XCTAssertEqual(books.count, 1)
+        return books.values.first as? [String: Any]
+    }
+
+    func testProgressIsRecordedAfterTheThreshold() throws {
+        let out = try rendered(LayoutTests.sampleBook(), pages: "1-8")
+        defer { try? FileManager.default.removeItem(at: out.deletingLastPathComponent()) }
+        let state = out.deletingLastPathComponent().appendingPathComponent("state")
+        let file = state.appendingPathComponent("quire/progress.json")
+        let environment = ["XDG_STATE_HOME": state.path]
+        let arguments = [out.path, "--graphics", "symbols"]
+        // Open and quit: nothing on disk.
+        XCTAssertEqual(try view(arguments, environment: environment).status, "0")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "opening and quitting records nothing")
+        // An unread book, two pages turned: still nothing.
+        XCTAssertEqual(try view(arguments, environment: environment, steps: [(["Space"], "2/"), (["Space"], "3/")]).status, "0")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "two pages of an unread book record nothing")
+        // Three: recorded, as a Locator with KOReader's document id and the XPointer.
+        XCTAssertEqual(try view(arguments, environment: environment, steps: [(["Space"], "2/"), (["Space"], "3/"), (["Space"], "4/")]).status, "0")
+        var entry = try XCTUnwrap(savedEntry(file), "three pages record")
+        XCTAssertEqual(entry["page"] as? Int, 4)
+        let map = try PositionMap(path: out.appendingPathComponent("positions.json").path)
+        XCTAssertEqual(entry["koreaderDocument"] as? String, map.book.partialMD5)
+        XCTAssertEqual((entry["locator"] as? [String: Any])?["href"] as? String, Locate.startLocator(map.pages[3]).href)
+        XCTAssertEqual(entry["xpointer"] as? String, Locate.startLocator(map.pages[3]).locations.xpointer)
+        // In progress: it resumes on page 4, one turn records, and opening and quitting changes nothing.
+        XCTAssertEqual(try view(arguments, environment: environment, first: "4/", steps: [(["Space"], "5/")]).status, "0")
+        entry = try XCTUnwrap(savedEntry(file))
+        XCTAssertEqual(entry["page"] as? Int, 5, "a book in progress records every turn")
+        let before = try Data(contentsOf: file)
+        let modified = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+        XCTAssertEqual(try view(arguments, environment: environment, first: "5/").status, "0")
+        XCTAssertEqual(try Data(contentsOf: file), before)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date, modified, "not even rewritten")
+        // quire progress prints it.
+        let printed = try TestSupport.run(TestSupport.quireBinary, ["progress", out.path, "--json"], environment: environment)
+        XCTAssertEqual(printed.status, 0, printed.stderr)
+        XCTAssertTrue(printed.stdoutText.contains("\"page\": 5"), printed.stdoutText)
+        // A fresh state: jumping to the last page records at once (the book is finished).
+        try FileManager.default.removeItem(at: state)
+        XCTAssertEqual(try view(arguments, environment: environment, steps: [(["G"], "\(map.pageCount)/\(map.pageCount)")]).status, "0")
+        entry = try XCTUnwrap(savedEntry(file), "the last page records")
+        XCTAssertEqual(entry["finished"] as? Bool, true)
+        XCTAssertEqual(entry["percentage"] as? Double, 1)
+        // A finished book counts as unread again: leafing back two pages records nothing.
+        let finished = try Data(contentsOf: file)
+        XCTAssertEqual(try view(arguments, environment: environment, first: "\(map.pageCount)/", steps: [(["Left"], "\(map.pageCount - 1)/")]).status, "0")
+        XCTAssertEqual(try Data(contentsOf: file), finished)
+        // --record-after 0 records the first turn; --no-resume opens at the start.
+        try FileManager.default.removeItem(at: state)
+        XCTAssertEqual(try view(arguments + ["--record-after", "0"], environment: environment, steps: [(["Space"], "2/")]).status, "0")
+        XCTAssertEqual(try savedEntry(file)?["page"] as? Int, 2)
+        XCTAssertEqual(try view(arguments + ["--no-resume"], environment: environment, first: "1/").status, "0")
+        // Nothing saved for another book: exit 3, said on stderr.
+        let other = out.deletingLastPathComponent().appendingPathComponent("other.epub")
+        try TestBook().write(to: other)
+        let none = try TestSupport.run(TestSupport.quireBinary, ["progress", other.path], environment: environment)
+        XCTAssertEqual(none.status, 3, none.stderr)
+    }
+
+    func testBooksThatCannotBeOpenedShowTheirReason() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let corrupt = directory.appendingPathComponent("corrupt.epub")
+        try Data("This is plain text, not a book.\n".utf8).write(to: corrupt)
+        var protected = TestBook()
+        protected.extraEntries = [
+            .init(
+                name: "META-INF/encryption.xml",
+                data: Array(
+                    """
+                    <encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#">
+                      <enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
+                        <enc:CipherData><enc:CipherReference URI="OEBPS/chapter1.xhtml"/></enc:CipherData></enc:EncryptedData>
+                    </encryption>
+                    """.utf8))
+        ]
+        let drm = directory.appendingPathComponent("drm.epub")
+        try protected.write(to: drm)
+        let cases: [(URL, String, String)] = [
+            (corrupt, "damaged or not a book", "65"), (drm, "DRM-protected", "69"),
+            (directory.appendingPathComponent("absent.epub"), "not there", "66"),
+        ]
+        for (book, reason, status) in cases {
+            let result = try view([book.path, "--graphics", "symbols"], environment: [:], first: reason)
+            XCTAssertEqual(result.status, status, "\(book.lastPathComponent) exits non-zero after q")
+            XCTAssertTrue(result.screen.contains("quire: error:"), "the error is said again once the terminal is back: \(result.screen)")
+        }
+        // The same screen in Japanese.
+        let japanese = try view([drm.path, "--graphics", "symbols", "--lang", "ja"], environment: [:], first: "DRM で保護")
+        XCTAssertEqual(japanese.status, "69")
     }
 }
