@@ -135,6 +135,11 @@ final class ViewerTests: XCTestCase {
         }
     }
 
+    /// The `i` screen's reading position ("position: HREF @ OFFSET").
+    static func positionLine(_ screen: String) -> String? {
+        screen.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("position: ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
     /// The status line's "PAGE/TOTAL".
     static func status(_ screen: String) -> String? {
         screen.split(separator: "\n").last { $0.contains("/") && $0.contains("%") }.flatMap { line in
@@ -211,9 +216,26 @@ final class ViewerTests: XCTestCase {
         try session.send("i")
         let info = try session.wait(for: "XPointer")
         XCTAssertTrue(info.contains("CFI: epubcfi("), info)
+        let position = try XCTUnwrap(Self.positionLine(info), info)
+        let pageBefore = Self.status(try session.screen())
         try session.send("q")
-        // A resize re-paginates: the text at the top stays the same Locator (checked through `i`).
+        _ = try session.wait(for: "/\(total)")
+        // A resize re-paginates and lands on the page holding the same Locator: the `i` screen
+        // shows the same reading position, and the new page starts at or before it.
         session.tmux(["resize-window", "-t", session.name, "-x", "70", "-y", "30"])
+        var resized = try session.wait(for: "/")
+        let stop2 = Date().addingTimeInterval(60)
+        while Self.status(resized).map({ $0.last?.isNumber == false }) ?? true, Date() < stop2 {
+            usleep(100_000)
+            resized = try session.screen()
+        }
+        XCTAssertNotEqual(Self.status(resized)?.split(separator: "/").last.map(String.init), "\(total)", "70×30 cells is another pagination: \(resized)")
+        try session.send("i")
+        let infoAfter = try session.wait(for: "XPointer")
+        XCTAssertEqual(Self.positionLine(infoAfter), position, "the same Locator after the resize (before: \(pageBefore ?? "?"))")
+        let offsetAfter = infoAfter.split(separator: "\n").first { $0.contains("Locator: ") }
+        XCTAssertNotNil(offsetAfter, infoAfter)
+        try session.send("q")
         _ = try session.wait(for: "/")
         try session.send("q")
         let stop = Date().addingTimeInterval(10)
