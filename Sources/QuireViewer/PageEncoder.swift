@@ -29,18 +29,33 @@ public final class PageEncoder {
                 chafa_term_db_detect(chafa_term_db_get_default(), $0)
             }
         }
-        termInfo = detected ?? chafa_term_db_get_fallback_info(chafa_term_db_get_default())
+        let fallback = chafa_term_db_get_fallback_info(chafa_term_db_get_default())
+        suggestedMode = Self.suggestedMode(detected ?? fallback!)
+        if let detected, let fallback {
+            // The database knows a terminal by name, not by what the probe found: xterm's entry
+            // has no sixel sequences even when `-ti vt340` answers with attribute 4. Missing
+            // sequences come from libchafa's fallback set, so a mode the probe (or --graphics)
+            // chose prints something.
+            chafa_term_info_supplement(detected, fallback)
+            chafa_term_info_unref(fallback)
+            termInfo = detected
+        } else {
+            termInfo = detected ?? fallback!
+        }
     }
 
     deinit { chafa_term_info_unref(termInfo) }
 
-    /// The mode libchafa's database would pick for this terminal by itself.
-    public var suggestedMode: GraphicsMode {
-        if chafa_term_info_have_seq(termInfo, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1) != 0 { return .kitty }
-        if chafa_term_info_have_seq(termInfo, CHAFA_TERM_SEQ_BEGIN_ITERM2_IMAGE) != 0 { return .iterm }
-        if chafa_term_info_have_seq(termInfo, CHAFA_TERM_SEQ_BEGIN_SIXELS) != 0 { return .sixel }
-        if chafa_term_info_have_seq(termInfo, CHAFA_TERM_SEQ_SET_COLOR_FGBG_DIRECT) != 0 { return .symbols }
-        if chafa_term_info_have_seq(termInfo, CHAFA_TERM_SEQ_SET_COLOR_FGBG_256) != 0 { return .symbols256 }
+    /// The mode libchafa's database would pick for this terminal by itself (from its own entry,
+    /// before the fallback sequences are added).
+    public let suggestedMode: GraphicsMode
+
+    static func suggestedMode(_ info: OpaquePointer) -> GraphicsMode {
+        if chafa_term_info_have_seq(info, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1) != 0 { return .kitty }
+        if chafa_term_info_have_seq(info, CHAFA_TERM_SEQ_BEGIN_ITERM2_IMAGE) != 0 { return .iterm }
+        if chafa_term_info_have_seq(info, CHAFA_TERM_SEQ_BEGIN_SIXELS) != 0 { return .sixel }
+        if chafa_term_info_have_seq(info, CHAFA_TERM_SEQ_SET_COLOR_FGBG_DIRECT) != 0 { return .symbols }
+        if chafa_term_info_have_seq(info, CHAFA_TERM_SEQ_SET_COLOR_FGBG_256) != 0 { return .symbols256 }
         return .symbols16
     }
 

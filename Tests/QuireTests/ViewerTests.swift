@@ -387,4 +387,34 @@ final class ViewerTests: XCTestCase {
         let japanese = try view([drm.path, "--graphics", "symbols", "--lang", "ja"], environment: [:], first: "DRM で保護")
         XCTAssertEqual(japanese.status, "69")
     }
+
+    /// A real terminal: xterm emulating a VT340 (sixel graphics) on a virtual X display. The
+    /// viewer detects sixel by its probe (device attribute 4) with no --graphics given, and the
+    /// screenshot's page area must hold the page: text on white, not xterm's blank background.
+    func testSixelPageIsVisibleInXterm() throws {
+        for tool in ["/usr/bin/Xvfb", "/usr/bin/xterm", "/usr/bin/import", "/usr/bin/convert"] {
+            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is installed by make setup")
+        }
+        let out = try rendered(LayoutTests.sampleBook(), pages: "1-12")
+        let directory = out.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let display = ":\(40 + getpid() % 50)"
+        let shot = directory.appendingPathComponent("screen.png")
+        let script = """
+            Xvfb \(display) -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 & server=$!
+            sleep 1
+            DISPLAY=\(display) XDG_STATE_HOME=\(directory.path)/state xterm -ti vt340 -fa 'DejaVu Sans Mono' -fs 9 -xrm 'XTerm*numColorRegisters: 256' \\
+              -geometry 110x45+0+0 -e \(TestSupport.quireBinary.path) view \(out.path) --page 10 & terminal=$!
+            sleep 4
+            DISPLAY=\(display) import -window root \(shot.path)
+            kill $terminal $server 2>/dev/null; wait 2>/dev/null
+            convert \(shot.path) -crop 880x640+0+0 -colorspace gray -format '%[fx:mean] %[fx:standard_deviation]' info:
+            """
+        let result = try TestSupport.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+        let numbers = result.stdoutText.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(numbers.count, 2, result.stdoutText + result.stderr)
+        // A blank xterm is one colour (deviation 0); a text page is mostly white with dark glyphs.
+        XCTAssertGreaterThan(numbers.last ?? 0, 0.08, "the sixel page shows in the screenshot: \(result.stdoutText)")
+        XCTAssertGreaterThan(numbers.first ?? 0, 0.7, "light page, dark text: \(result.stdoutText)")
+    }
 }
