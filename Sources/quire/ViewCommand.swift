@@ -74,6 +74,8 @@ enum ViewCommand {
         // Progress: resumed unless a start was given or --no-resume; saved by the recording threshold.
         let strings = UIStrings(language: viewer.language)
         var notice: String?
+        // Unless a saved Locator was resumed: the start of the page opened at.
+        func setAnchor() { if reader.anchor == nil { reader.anchor = try? source.locator(ofPage: reader.page) } }
         do {
             let store = try ProgressStore.standard()
             let identity = try source.identity()
@@ -87,14 +89,14 @@ enum ViewCommand {
                     notice = strings.text(.notFound, "\(error)")
                 }
             }
-            if reader.anchor == nil { reader.anchor = try? source.locator(ofPage: reader.page) }
+            setAnchor()
             reader.progress = ProgressSession(
                 store: store, identity: identity, path: input, title: source.title, saved: saved, threshold: threshold, settledPage: reader.page,
                 settledLocator: reader.anchor)
         } catch {
             // Reading goes on; nothing is written over a progress file that could not be read.
             notice = strings.text(.progressNotSaved, "\(error)")
-            if reader.anchor == nil { reader.anchor = try? source.locator(ofPage: reader.page) }
+            setAnchor()
         }
         let terminal = Terminal()
         try terminal.enter()

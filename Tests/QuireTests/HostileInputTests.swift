@@ -97,21 +97,9 @@ final class HostileInputTests: XCTestCase {
         Case(
             name: "spine file missing", expectedStatus: 65, expectedMessage: "missing resource href",
             make: book { $0.omit = ["OEBPS/chapter1.xhtml"] }),
-        Case(
-            name: "encrypted chapter (encryption.xml)", expectedStatus: 69, expectedMessage: "DRM-protected",
-            make: book { book in
-                book.extraEntries = [
-                    .init(
-                        name: "META-INF/encryption.xml",
-                        data: Array(
-                            """
-                            <encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#">
-                              <enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
-                                <enc:CipherData><enc:CipherReference URI="OEBPS/chapter1.xhtml"/></enc:CipherData></enc:EncryptedData>
-                            </encryption>
-                            """.utf8))
-                ]
-            }),
+        Case(name: "encrypted chapter (encryption.xml)", expectedStatus: 69, expectedMessage: "DRM-protected") { url in
+            try TestBook.drmProtected.write(to: url)
+        },
         Case(name: "encrypted chapter (zip AES)", expectedStatus: 69, expectedMessage: "DRM-protected") { url in
             var book = TestBook()
             book.omit = ["OEBPS/chapter1.xhtml"]

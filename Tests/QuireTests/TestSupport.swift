@@ -186,6 +186,23 @@ struct TestBook {
     var extraEntries: [ZipWriter.Entry] = []
     var omit: Set<String> = []
 
+    /// The book with its chapter listed as AES-encrypted in META-INF/encryption.xml: DRM.
+    static var drmProtected: TestBook {
+        var book = TestBook()
+        book.extraEntries = [
+            .init(
+                name: "META-INF/encryption.xml",
+                data: Array(
+                    """
+                    <encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#">
+                      <enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
+                        <enc:CipherData><enc:CipherReference URI="OEBPS/chapter1.xhtml"/></enc:CipherData></enc:EncryptedData>
+                    </encryption>
+                    """.utf8))
+        ]
+        return book
+    }
+
     var packageDocument: String {
         package ?? """
             <?xml version="1.0" encoding="utf-8"?>

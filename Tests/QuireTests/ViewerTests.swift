@@ -129,6 +129,24 @@ final class ViewerTests: XCTestCase {
             return last
         }
 
+        /// Waits (up to 20 s) for the file the shell writes the viewer's exit status to; "none" if it never comes.
+        static func exitStatus(_ file: URL) -> String {
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: file.path) && Date() < deadline { usleep(50_000) }
+            return (try? String(contentsOf: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "none"
+        }
+
+        /// Waits (up to 60 s) until the status line shows a final total (no spinner), and returns the screen.
+        func waitForTotal(from screen: String) throws -> String {
+            var screen = screen
+            let deadline = Date().addingTimeInterval(60)
+            while ViewerTests.status(screen).map({ $0.hasSuffix("/") || $0.last?.isNumber == false }) ?? true, Date() < deadline {
+                usleep(100_000)
+                screen = try self.screen()
+            }
+            return screen
+        }
+
         func kill() {
             tmux(["kill-server"])
             try? FileManager.default.removeItem(atPath: state)
@@ -185,9 +203,7 @@ final class ViewerTests: XCTestCase {
         XCTAssertEqual(resized.split(separator: "\n", omittingEmptySubsequences: false).prefix(30).last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map { $0.contains("/\(total)") }, true, resized)
         // q quits with 0, leaves the alternate screen and shows the cursor again.
         try session.send("q")
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: exitFile.path) && Date() < deadline { usleep(50_000) }
-        XCTAssertEqual(try String(contentsOf: exitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
+        XCTAssertEqual(TmuxSession.exitStatus(exitFile), "0")
         XCTAssertEqual(session.flags("#{alternate_on} #{cursor_flag}"), "0 1", "no alternate screen left, cursor visible")
     }
 
@@ -200,13 +216,7 @@ final class ViewerTests: XCTestCase {
             command: "env LANG=en_US.UTF-8 \(TestSupport.quireBinary.path) view \(book.path) --graphics symbols --cell 8x16; echo $? > \(exitFile.path); sleep 30")
         defer { session.kill() }
         // The total appears once every chapter has settled in the background.
-        let first = try session.wait(for: "1/", seconds: 30)
-        var screen = first
-        let deadline = Date().addingTimeInterval(60)
-        while Self.status(screen).map({ $0.hasSuffix("/") || $0.last?.isNumber == false }) ?? true, Date() < deadline {
-            usleep(100_000)
-            screen = try session.screen()
-        }
+        let screen = try session.waitForTotal(from: session.wait(for: "1/", seconds: 30))
         let total = try XCTUnwrap(Self.status(screen)?.split(separator: "/").last.flatMap { Int($0) }, screen)
         try checkNavigation(session, total: total)
         // Search lands on a page holding the word.
@@ -223,12 +233,7 @@ final class ViewerTests: XCTestCase {
         // A resize re-paginates and lands on the page holding the same Locator: the `i` screen
         // shows the same reading position, and the new page starts at or before it.
         session.tmux(["resize-window", "-t", session.name, "-x", "70", "-y", "30"])
-        var resized = try session.wait(for: "/")
-        let stop2 = Date().addingTimeInterval(60)
-        while Self.status(resized).map({ $0.last?.isNumber == false }) ?? true, Date() < stop2 {
-            usleep(100_000)
-            resized = try session.screen()
-        }
+        let resized = try session.waitForTotal(from: session.wait(for: "/"))
         XCTAssertNotEqual(Self.status(resized)?.split(separator: "/").last.map(String.init), "\(total)", "70×30 cells is another pagination: \(resized)")
         try session.send("i")
         let infoAfter = try session.wait(for: "XPointer")
@@ -238,9 +243,7 @@ final class ViewerTests: XCTestCase {
         try session.send("q")
         _ = try session.wait(for: "/")
         try session.send("q")
-        let stop = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: exitFile.path) && Date() < stop { usleep(50_000) }
-        XCTAssertEqual(try String(contentsOf: exitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
+        XCTAssertEqual(TmuxSession.exitStatus(exitFile), "0")
     }
 
     func testTerminalRestoredAfterSIGTERM() throws {
@@ -282,9 +285,7 @@ final class ViewerTests: XCTestCase {
             _ = try session.wait(for: step.expect, seconds: 60)
         }
         if quit { try session.send(["q"]) }
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: exitFile.path) && Date() < deadline { usleep(50_000) }
-        let status = (try? String(contentsOf: exitFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "none"
+        let status = TmuxSession.exitStatus(exitFile)
         XCTAssertEqual(session.flags("#{alternate_on} #{cursor_flag}"), "0 1", "the terminal restored after \(arguments)")
         return (status, try session.screen())
     }
@@ -360,20 +361,8 @@ final class ViewerTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let corrupt = directory.appendingPathComponent("corrupt.epub")
         try Data("This is plain text, not a book.\n".utf8).write(to: corrupt)
-        var protected = TestBook()
-        protected.extraEntries = [
-            .init(
-                name: "META-INF/encryption.xml",
-                data: Array(
-                    """
-                    <encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc="http://www.w3.org/2001/04/xmlenc#">
-                      <enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
-                        <enc:CipherData><enc:CipherReference URI="OEBPS/chapter1.xhtml"/></enc:CipherData></enc:EncryptedData>
-                    </encryption>
-                    """.utf8))
-        ]
         let drm = directory.appendingPathComponent("drm.epub")
-        try protected.write(to: drm)
+        try TestBook.drmProtected.write(to: drm)
         let cases: [(URL, String, String)] = [
             (corrupt, "damaged or not a book", "65"), (drm, "DRM-protected", "69"),
             (directory.appendingPathComponent("absent.epub"), "not there", "66"),
