@@ -172,6 +172,8 @@ STUB_VOID(cairo, cairo_set_source_rgb, (cairo_t *cr, double red, double green, d
 STUB_VOID(cairo, cairo_set_source_rgba, (cairo_t *cr, double red, double green, double blue, double alpha), (cr, red, green, blue, alpha))
 STUB_VOID(cairo, cairo_set_source_surface, (cairo_t *cr, cairo_surface_t *surface, double x, double y), (cr, surface, x, y))
 STUB_VOID(cairo, cairo_show_glyphs, (cairo_t *cr, const cairo_glyph_t *glyphs, int num_glyphs), (cr, glyphs, num_glyphs))
+STUB_VOID(cairo, cairo_font_extents, (cairo_t *cr, cairo_font_extents_t *extents), (cr, extents))
+STUB_VOID(cairo, cairo_glyph_extents, (cairo_t *cr, const cairo_glyph_t *glyphs, int num_glyphs, cairo_text_extents_t *extents), (cr, glyphs, num_glyphs, extents))
 STUB_VOID(cairo, cairo_stroke, (cairo_t *cr), (cr))
 STUB_VOID(cairo, cairo_surface_destroy, (cairo_surface_t *surface), (surface))
 STUB_VOID(cairo, cairo_surface_finish, (cairo_surface_t *surface), (surface))

@@ -16,6 +16,9 @@ public struct GlyphRun: Sendable {
     public var syntheticBold: Bool
     /// Slanted when the family has no italic face.
     public var syntheticItalic: Bool
+    /// The chapter text offset (UTF-16) of each glyph's cluster, so a painter can mark a search
+    /// match; empty for generated text (list markers, ruby, emphasis marks).
+    public var sources: [Int32] = []
 }
 
 /// An image's place on the page. Until images are decoded, `state` says why only a placeholder shows.

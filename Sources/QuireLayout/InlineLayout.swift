@@ -1058,7 +1058,9 @@ final class InlineLayout {
                 var xs: [Float] = []
                 var ys: [Float] = []
                 var glyphs: [UInt32] = []
+                var sources: [Int32] = []
                 xs.reserveCapacity(shaped.glyphs.count)
+                sources.reserveCapacity(shaped.glyphs.count)
                 var pen = 0.0
                 var lastCluster: UInt32 = .max
                 let spacing = style.letterSpacing * scale
@@ -1066,6 +1068,7 @@ final class InlineLayout {
                     if spacing != 0 && glyph.cluster != lastCluster && lastCluster != .max { pen += spacing }
                     lastCluster = glyph.cluster
                     glyphs.append(glyph.id)
+                    sources.append(paragraph.sources[min(piece.start + Int(glyph.cluster), paragraph.sources.count - 1)])
                     xs.append(Float(pen) + glyph.xOffset)
                     ys.append(-glyph.yOffset)
                     if !annotations.isEmpty {
@@ -1083,7 +1086,7 @@ final class InlineLayout {
                             GlyphRun(
                                 face: face, size: fontSize(style), color: style.color,
                                 origin: Point(x: x, y: baseline - baselineShift(style)), glyphs: glyphs, xs: xs, ys: ys,
-                                syntheticBold: wantsBold && !face.isBold, syntheticItalic: wantsItalic && !face.isItalic)))
+                                syntheticBold: wantsBold && !face.isBold, syntheticItalic: wantsItalic && !face.isItalic, sources: sources)))
                 }
                 if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
                 if let emphasis = style.textEmphasis, style.visibility == .visible, let mark = marks[index] {

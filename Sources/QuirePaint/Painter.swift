@@ -21,6 +21,14 @@ public enum Theme: String, Sendable, CaseIterable {
         }
     }
 
+    /// Behind a search match: a marker yellow, dimmed in the dark theme so the light text stays legible.
+    var highlight: Color {
+        switch self {
+        case .light, .sepia: return Color(red: 0xFF, green: 0xE0, blue: 0x3A)
+        case .dark: return Color(red: 0x6B, green: 0x58, blue: 0x00)
+        }
+    }
+
     /// Book colours are kept in the light theme; the other themes recolour dark text (and light
     /// text in dark mode stays readable) the way reading apps do.
     func map(_ color: Color) -> Color {
@@ -45,6 +53,8 @@ public struct PaintSettings: Sendable, Hashable {
     public var dither16 = false
     /// zlib level for PNG (1–9). Low levels with no filtering keep encoding from dominating.
     public var compressionLevel = 2
+    /// Chapter text ranges (UTF-16 offsets) to mark, such as search matches.
+    public var highlights: [Range<Int>] = []
 
     public init() {}
 }
@@ -181,6 +191,7 @@ public final class Painter {
                 cairo_stroke(cr)
                 cairo_set_dash(cr, nil, 0, 0)
             case .glyphs(let run):
+                if !settings.highlights.isEmpty { mark(run, ranges: settings.highlights, cr: cr, theme: settings.theme) }
                 draw(run, cr: cr, theme: settings.theme)
             case .image(let box, let alt):
                 if box.state == .image, let image = decode(box) {
@@ -246,6 +257,36 @@ public final class Painter {
             glyphs.append(cairo_glyph_t(index: UInt(run.glyphs[index]), x: run.origin.x + Double(run.xs[index]), y: run.origin.y + Double(run.ys[index])))
         }
         cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
+    }
+
+    /// Fills the band behind the run's glyphs whose text falls in `ranges`, one box per stretch
+    /// of marked glyphs: from the first glyph's pen position to the last one's advance.
+    private func mark(_ run: GlyphRun, ranges: [Range<Int>], cr: OpaquePointer, theme: Theme) {
+        guard run.sources.count == run.glyphs.count, let face = cairoFace(run.face, bold: run.syntheticBold, italic: run.syntheticItalic) else { return }
+        let marked = run.sources.map { source in ranges.contains { $0.contains(Int(source)) } }
+        guard marked.contains(true) else { return }
+        cairo_set_font_face(cr, face)
+        cairo_set_font_size(cr, run.size)
+        var fontExtents = cairo_font_extents_t()
+        cairo_font_extents(cr, &fontExtents)
+        setColor(cr, theme.highlight)
+        var index = 0
+        while index < marked.count {
+            guard marked[index] else {
+                index += 1
+                continue
+            }
+            var last = index
+            while last + 1 < marked.count, marked[last + 1] { last += 1 }
+            var glyph = cairo_glyph_t(index: UInt(run.glyphs[last]), x: 0, y: 0)
+            var extents = cairo_text_extents_t()
+            cairo_glyph_extents(cr, &glyph, 1, &extents)
+            let left = run.origin.x + Double(min(run.xs[index], run.xs[last]))
+            let right = run.origin.x + Double(max(run.xs[index], run.xs[last])) + extents.x_advance
+            cairo_rectangle(cr, left, run.origin.y - fontExtents.ascent, right - left, fontExtents.ascent + fontExtents.descent)
+            cairo_fill(cr)
+            index = last + 1
+        }
     }
 
     private func setColor(_ cr: OpaquePointer, _ color: Color) {

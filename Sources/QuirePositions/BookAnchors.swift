@@ -25,6 +25,17 @@ public final class BookAnchors {
         return text
     }
 
+    /// A chapter's text units for a one-off read (searching): the cached text when there is one,
+    /// otherwise read without keeping the document, so a search through a long book stays small.
+    public func units(spineIndex: Int) throws -> [UInt16] {
+        if let text = texts[spineIndex] { return text.units }
+        let publication = container.publication
+        guard spineIndex >= 0, spineIndex < publication.spine.count, let item = publication.item(for: publication.spine[spineIndex]),
+            item.path != nil
+        else { throw QuireError.unresolvable("spine item \(spineIndex + 1) does not exist") }
+        return DocumentText(try ContentDocument.read(item, from: container)).units
+    }
+
     public func position(cfi: String, spineStep: Int) throws -> Position {
         let path = try CFI.parse(cfi)
         let spineIndex = try CFI.spineIndex(of: path, spineStep: spineStep, itemrefIDs: container.publication.spine.map(\.id))

@@ -16,15 +16,17 @@ public struct TOCLine: Sendable, Equatable {
 public protocol PageSource: AnyObject {
     var title: String { get }
     var pageCount: Int? { get }
-    func image(ofPage page: Int, dark: Bool) throws -> Bitmap
+    /// The page's pixels; with `highlight`, the matches of that query marked where the source can.
+    func image(ofPage page: Int, dark: Bool, highlight: String?) throws -> Bitmap
     func chapterTitle(ofPage page: Int) -> String?
     func toc() -> [TOCLine]
     /// Lines for the `i` screen: page, chapter, Locator, CFI, XPointer.
     func info(ofPage page: Int) -> [String]
     /// The page a print label, a Locator or a CFI names (throws `unresolvable` for nothing).
     func resolve(_ target: Target) throws -> Int
-    /// The first page after (or before) `page` whose text holds `query`, case-insensitively.
-    func search(_ query: String, from page: Int, forward: Bool) throws -> Int?
+    /// The first page after (or before) `page` whose text holds `query` (case and diacritics
+    /// ignored), with the match in context; nil when there is none. Page 0 searches from the start.
+    func search(_ query: String, from page: Int, forward: Bool) throws -> SearchHit?
     /// The start Locator of a page (what progress is saved as).
     func locator(ofPage page: Int) throws -> Locator
     /// Whether `page` is the book's last (for a live book: its chapter settled and none follows).
@@ -33,13 +35,22 @@ public protocol PageSource: AnyObject {
     func identity() throws -> PositionMap.BookIdentity
 }
 
+/// A search result: the page to show and the matched words in context (for the status line).
+public struct SearchHit: Sendable, Equatable {
+    public var page: Int
+    public var context: String
+}
+
 /// `quire view DIR`: the map and its page images, as `quire render` wrote them.
 public final class RenderedPages: PageSource {
     public let directory: String
     public let map: PositionMap
     let index: MapIndex
+    /// The book the map was made from, when given: searching needs its text.
+    let book: Book?
 
-    public init(directory: String) throws {
+    /// `book`, when given, must be the file the map was made from (checked by SHA-256).
+    public init(directory: String, book: Book? = nil) throws {
         self.directory = directory
         let path = (directory as NSString).appendingPathComponent("positions.json")
         guard FileManager.default.fileExists(atPath: path) else {
@@ -47,12 +58,18 @@ public final class RenderedPages: PageSource {
         }
         map = try PositionMap(path: path)
         index = try MapIndex(path: path)
+        if let book, try book.identity().sha256 != map.book.sha256 {
+            throw QuireError.usage("\(book.path) is not the book \(directory) was rendered from (its SHA-256 differs from the map's)")
+        }
+        self.book = book
     }
 
     public var title: String { map.book.title ?? (directory as NSString).lastPathComponent }
     public var pageCount: Int? { map.pageCount }
 
-    public func image(ofPage page: Int, dark: Bool) throws -> Bitmap {
+    /// The page's PNG as rendered: a rendered page carries no glyph positions, so a search
+    /// match is reported on the status line but not marked.
+    public func image(ofPage page: Int, dark: Bool, highlight: String?) throws -> Bitmap {
         guard page >= 1, page <= map.pages.count else { throw QuireError.unresolvable("page \(page) is outside 1…\(map.pages.count)") }
         guard let relative = map.pages[page - 1].image else {
             throw QuireError.missingResource(href: "page \(page)", context: "this render left the page out (--pages or --map-only)")
@@ -121,8 +138,22 @@ public final class RenderedPages: PageSource {
         }
     }
 
-    public func search(_ query: String, from page: Int, forward: Bool) throws -> Int? {
-        throw QuireError.unresolvable("searching needs the book's text: open the book itself (quire view BOOK)")
+    public func search(_ query: String, from page: Int, forward: Bool) throws -> SearchHit? {
+        guard let book else {
+            throw QuireError.unresolvable("searching a rendered book needs its text: add --book BOOK.epub, or open the book itself")
+        }
+        guard !map.book.isPDF else { throw QuireError.unresolvable("a PDF's pages carry no text to search") }
+        let from: Position
+        if page == 0 {
+            from = Position(spineIndex: 0, offset: 0)
+        } else if forward {
+            guard page < map.pageCount else { return nil }
+            from = try index.startPosition(ofPage: page + 1)
+        } else {
+            from = try index.startPosition(ofPage: page)
+        }
+        guard let match = try book.find(query, from: from, forward: forward) else { return nil }
+        return SearchHit(page: try index.page(of: match.position), context: match.context)
     }
 
     public func locator(ofPage page: Int) throws -> Locator {
@@ -169,10 +200,12 @@ public final class LivePages: PageSource {
 
     func address(_ page: Int) throws -> PageAddress { try pagination.resolve(.page(page)) }
 
-    public func image(ofPage page: Int, dark: Bool) throws -> Bitmap {
+    public func image(ofPage page: Int, dark: Bool, highlight: String?) throws -> Bitmap {
+        let address = try address(page)
         var paint = PaintSettings()
         if dark { paint.theme = .dark }
-        return try pagination.render(address(page), paint: paint)
+        if let highlight, !highlight.isEmpty, book.format != .pdf { paint.highlights = try pagination.highlights(of: highlight, on: address) }
+        return try pagination.render(address, paint: paint)
     }
 
     public func chapterTitle(ofPage page: Int) -> String? {
@@ -218,14 +251,10 @@ public final class LivePages: PageSource {
 
     public func resolve(_ target: Target) throws -> Int { try pagination.pageNumber(of: pagination.resolve(target)) }
 
-    public func search(_ query: String, from page: Int, forward: Bool) throws -> Int? {
-        let needle = query.lowercased()
-        var address = try self.address(page)
-        while let next = try forward ? pagination.address(after: address) : pagination.address(before: address) {
-            address = next
-            if try pagination.pageText(address).lowercased().contains(needle) { return try pagination.pageNumber(of: address) }
-        }
-        return nil
+    public func search(_ query: String, from page: Int, forward: Bool) throws -> SearchHit? {
+        guard book.format != .pdf else { throw QuireError.unresolvable("searching a PDF's text is not supported yet") }
+        guard let found = try pagination.search(query, from: page == 0 ? nil : address(page), forward: forward) else { return nil }
+        return SearchHit(page: try pagination.pageNumber(of: found.page), context: found.match.context)
     }
 
     public func locator(ofPage page: Int) throws -> Locator { try pagination.startLocator(of: address(page)) }

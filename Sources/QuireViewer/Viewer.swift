@@ -27,6 +27,8 @@ public final class Viewer {
     var message: String?
     var dark: Bool
     var lastQuery: String?
+    /// The query whose matches are marked on the page (Esc clears it).
+    var highlight: String?
     /// Each live resize re-paginates; the caller supplies how (nil for a rendered directory).
     public var repaginate: ((_ size: TerminalSize) throws -> Void)?
     /// Where the reader is, as text: the start of the page turned to, or the spot a resize kept
@@ -74,7 +76,7 @@ public final class Viewer {
     /// The page as terminal output for a `columns × rows` area starting at row 1 (1-based), centred.
     func pageOutput(encoder: PageEncoder, columns: Int, rows: Int, cell: (width: Int, height: Int)) -> String {
         do {
-            let bitmap = try source.image(ofPage: page, dark: dark)
+            let bitmap = try source.image(ofPage: page, dark: dark, highlight: highlight)
             let fitted = PageEncoder.fit(width: bitmap.width, height: bitmap.height, columns: columns, rows: rows, cell: cell)
             let left = (columns - fitted.columns) / 2 + 1
             let encoded = encoder.encode(bitmap, columns: fitted.columns, rows: fitted.rows, cell: cell)
@@ -106,7 +108,7 @@ public final class Viewer {
     public func once(encoder: PageEncoder, columns: Int, rows: Int, cell: (width: Int, height: Int)) -> String {
         var output = ""
         do {
-            let bitmap = try source.image(ofPage: page, dark: dark)
+            let bitmap = try source.image(ofPage: page, dark: dark, highlight: highlight)
             let fitted = PageEncoder.fit(width: bitmap.width, height: bitmap.height, columns: columns, rows: max(1, rows - 1), cell: cell)
             output = encoder.encode(bitmap, columns: fitted.columns, rows: fitted.rows, cell: cell)
             if !output.hasSuffix("\n") { output += "\n" }
@@ -170,13 +172,24 @@ public final class Viewer {
         }
     }
 
-    func search(_ query: String, forward: Bool) {
+    /// Goes to the next page after this one (or before it) holding `query`, marks the matches and
+    /// shows the first in context; false when there is none. `includingThisPage` starts the search
+    /// at this page's start.
+    public func find(_ query: String, forward: Bool, includingThisPage: Bool = false) throws -> Bool {
         lastQuery = query
-        do {
-            if let found = try source.search(query, from: page, forward: forward) { page = found } else { message = strings.text(.notFound, query) }
-        } catch {
-            message = "\(error)"
+        guard let hit = try source.search(query, from: includingThisPage ? page - 1 : page, forward: forward) else {
+            message = strings.text(.notFound, query)
+            return false
         }
+        page = hit.page
+        highlight = query
+        message = "“" + hit.context + "”"
+        return true
+    }
+
+    /// `find` for a key: a failure shows on the status line.
+    func search(_ query: String, forward: Bool) {
+        do { _ = try find(query, forward: forward) } catch { message = "\(error)" }
     }
 
     // MARK: The interactive loop
@@ -360,7 +373,9 @@ public final class Viewer {
                 message = strings.text(dark ? .darkOn : .darkOff)
             case .character("r"): break  // redraw retries a page that failed
             case .character("q"): return
-            case .escape: pendingNumber = ""
+            case .escape:
+                pendingNumber = ""
+                highlight = nil
             default: message = strings.text(.unknownKey)
             }
         }

@@ -7,7 +7,7 @@ import QuireViewer
 enum ViewCommand {
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(
-            arguments, valued: ["graphics", "cell", "cols", "rows", "page", "lang", "profile", "size", "locator", "cfi", "record-after"],
+            arguments, valued: ["graphics", "cell", "cols", "rows", "page", "lang", "profile", "size", "locator", "cfi", "record-after", "search", "book"],
             boolean: ["once", "dark", "resume", "no-resume"])
         guard options.positionals.count == 1 else { throw QuireError.usage("view needs one book or render directory") }
         let input = options.positionals[0]
@@ -41,8 +41,9 @@ enum ViewCommand {
         let source: PageSource
         var sizeForLive: TerminalSize?
         if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
-            source = try RenderedPages(directory: input)
+            source = try RenderedPages(directory: input, book: try options.value("book").map { try Book.open($0) })
         } else {
+            guard options.value("book") == nil else { throw QuireError.usage("--book names the book of a render directory; open a book itself without it") }
             let terminalSize = once
                 ? TerminalSize(columns: viewer.columns ?? 80, rows: viewer.rows ?? 24) : (Terminal.size() ?? TerminalSize(columns: 80, rows: 24))
             sizeForLive = terminalSize
@@ -65,6 +66,11 @@ enum ViewCommand {
         if let cfi = options.value("cfi") { (startPage, explicitStart) = (try source.resolve(.cfi(cfi)), true) }
         if startPage != 1 { startPage = try source.resolve(.page(startPage)) }
         let reader = Viewer(source: source, options: viewer, startPage: startPage)
+        if let query = options.value("search") {
+            // The first match at or after the start page: a start of its own, so it overrides resume.
+            guard try reader.find(query, forward: true, includingThisPage: true) else { throw QuireError.unresolvable("no match for '\(query)' from page \(startPage) on") }
+            explicitStart = true
+        }
         if once {
             let mode = viewer.graphics ?? .symbols
             guard !mode.isPixels || viewer.cell != nil else { throw QuireError.usage("--once with \(mode.rawValue) needs --cell WxH") }

@@ -198,4 +198,55 @@ final class SessionTests: XCTestCase {
             guard case .corrupt = BookFailure(error) else { return XCTFail("\(error)") }
         }
     }
+
+    /// `/` in the viewer rests on these: the match's page (never the page before it), every match
+    /// on that page marked in the painted image, and nothing marked where nothing matches.
+    func testSearchLandsOnTheMatchAndMarksIt() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        var book = TestBook()
+        let filler = String(repeating: "<p>The quick brown fox jumps over the lazy dog, and again the fox runs.</p>", count: 80)
+        book.chapter = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title></head>
+            <body>\(filler)<p>Être ou ne pas être, said the needle.</p>\(filler)</body></html>
+            """
+        let url = directory.appendingPathComponent("search.epub")
+        try book.write(to: url)
+        let pagination = try Pagination(Book.open(url.path), settings: PaginationSettings(profile: "eink-6"))
+        let found = try XCTUnwrap(try pagination.search("etre", from: nil, forward: true))
+        XCTAssertGreaterThan(found.page.index, 0, "the match is past the first page")
+        XCTAssertTrue(found.match.context.contains("Être ou ne pas"), found.match.context)
+        XCTAssertTrue(try pagination.pageText(found.page).contains("Être"))
+        XCTAssertNil(try pagination.search("ZEBRA", from: nil, forward: true))
+        // Forward from the match's page finds "être" only if it is on a later page; backward from the end finds the last one.
+        let last = try pagination.resolve(.lastPage)
+        let back = try XCTUnwrap(try pagination.search("etre", from: last, forward: false))
+        XCTAssertTrue(try pagination.pageText(back.page).lowercased().contains("tre, said"))
+        let ranges = try pagination.highlights(of: "ETRE", on: found.page)
+        XCTAssertEqual(ranges.map(\.count), [4, 4], "both Être and être, case and accent folded")
+
+        func markerPixels(_ bitmap: Bitmap) -> Int {
+            var count = 0
+            for pixel in stride(from: 0, to: bitmap.bytes.count, by: bitmap.channels) {
+                let (r, g, b) = (bitmap.bytes[pixel], bitmap.bytes[pixel + 1], bitmap.bytes[pixel + 2])
+                if r > 240, g > 200, g < 235, b < 90 { count += 1 }
+            }
+            return count
+        }
+        var paint = PaintSettings()
+        paint.highlights = ranges
+        let marked = try pagination.render(found.page, paint: paint)
+        let plain = try pagination.render(found.page)
+        // Two words of ~4 letters at eink-6's body size: well over 200 pixels of marker, under 5% of the page.
+        let pixels = markerPixels(marked)
+        XCTAssertGreaterThan(pixels, 200)
+        XCTAssertLessThan(pixels, marked.width * marked.height / 20)
+        XCTAssertEqual(markerPixels(plain), 0)
+        // A page without a match paints the same bytes with or without the (empty) marks.
+        let other = PageAddress(spineIndex: found.page.spineIndex, index: 0)
+        paint.highlights = try pagination.highlights(of: "etre", on: other)
+        XCTAssertEqual(paint.highlights, [])
+        XCTAssertEqual(try pagination.render(other, paint: paint).bytes, try pagination.render(other).bytes)
+    }
+
 }

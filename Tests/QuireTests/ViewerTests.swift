@@ -72,6 +72,37 @@ final class ViewerTests: XCTestCase {
         XCTAssertEqual(empty.status, 66, empty.stderr)
     }
 
+    /// `--search` lands on the first match in a live book and in a rendered one (whose text comes
+    /// from `--book`): the same page at the same profile, the match quoted on the status line,
+    /// and in live mode the match marked (the page's output differs from the unmarked page).
+    func testSearchInLiveAndRenderedBooks() throws {
+        let book = try TestSupport.corpusFile("standardebooks/lewis-carroll_alices-adventures-in-wonderland.epub")
+        let out = try rendered(book)
+        defer { try? FileManager.default.removeItem(at: out.deletingLastPathComponent()) }
+        let size = ["--once", "--graphics", "symbols", "--cols", "80", "--rows", "40"]
+        let live = try TestSupport.run(TestSupport.quireBinary, ["view", book.path, "--profile", "phone", "--search", "marmalade"] + size)
+        XCTAssertEqual(live.status, 0, live.stderr)
+        let status = try XCTUnwrap(live.stdoutText.split(separator: "\n").last.map(String.init))
+        XCTAssertTrue(status.contains("Orange Marmalade"), status)
+        let page = try XCTUnwrap(status.split(separator: " ").last { $0.contains("/") }.flatMap { Int($0.split(separator: "/")[0]) }, status)
+        XCTAssertGreaterThan(page, 1)
+        let fromMap = try TestSupport.run(TestSupport.quireBinary, ["view", out.path, "--book", book.path, "--search", "marmalade"] + size)
+        XCTAssertEqual(fromMap.status, 0, fromMap.stderr)
+        XCTAssertTrue(fromMap.stdoutText.contains(" \(page)/"), fromMap.stdoutText.suffix(200).description)
+        let unmarked = try TestSupport.run(TestSupport.quireBinary, ["view", book.path, "--profile", "phone", "--page", "\(page)"] + size)
+        XCTAssertNotEqual(unmarked.stdoutText.split(separator: "\n").dropLast(), live.stdoutText.split(separator: "\n").dropLast(), "the match is marked")
+        // Nothing found, no text to search, the wrong book: each one clear error.
+        let absent = try TestSupport.run(TestSupport.quireBinary, ["view", book.path, "--search", "zzyzx"] + size)
+        XCTAssertEqual(absent.status, 3)
+        XCTAssertTrue(absent.stderr.contains("no match for 'zzyzx'"), absent.stderr)
+        let noText = try TestSupport.run(TestSupport.quireBinary, ["view", out.path, "--search", "marmalade"] + size)
+        XCTAssertEqual(noText.status, 3)
+        XCTAssertTrue(noText.stderr.contains("--book"), noText.stderr)
+        let wrongBook = try TestSupport.run(TestSupport.quireBinary, ["view", out.path, "--book", LayoutTests.sampleBook().path, "--search", "a"] + size)
+        XCTAssertEqual(wrongBook.status, 64)
+        XCTAssertTrue(wrongBook.stderr.contains("SHA-256"), wrongBook.stderr)
+    }
+
     // MARK: In tmux
 
     /// A tmux server of the test's own (its own socket), one window of the given size. tmux is run
