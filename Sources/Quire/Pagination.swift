@@ -256,6 +256,15 @@ public final class Pagination: Sendable {
     }
 
     /// How many chapters are laid out with their display lists now, and the most there have been.
+    /// Whether a chapter's pages are laid out and held, so painting one needs no layout: the
+    /// reader's chapter, and the next one once it has been preloaded.
+    public func isReadyToPaint(chapter spineIndex: Int) -> Bool {
+        switch engine {
+        case .reflow(let pages): return pages.isDrawn(spineIndex)
+        case .pdf: return true
+        }
+    }
+
     public var laidOutChapters: (now: Int, peak: Int) {
         switch engine {
         case .reflow(let pages): return pages.laidOutChapters

@@ -61,6 +61,8 @@ final class ReflowPages: Sendable {
 
     var laidOutChapters: (now: Int, peak: Int) { state.withLock { ($0.laidOut, $0.peak) } }
 
+    func isDrawn(_ spineIndex: Int) -> Bool { state.withLock { $0.held[spineIndex] != nil } }
+
     func checked(_ spineIndex: Int) throws -> Int {
         guard spineIndex >= 0, spineIndex < spineCount else {
             throw QuireError.unresolvable("spine item \(spineIndex + 1) is outside the book's \(spineCount)")

@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuirePositions
 import QuireViewer
 import XCTest
 
@@ -101,6 +102,60 @@ final class ViewerTests: XCTestCase {
         let wrongBook = try TestSupport.run(TestSupport.quireBinary, ["view", out.path, "--book", LayoutTests.sampleBook().path, "--search", "a"] + size)
         XCTAssertEqual(wrongBook.status, 64)
         XCTAssertTrue(wrongBook.stderr.contains("SHA-256"), wrongBook.stderr)
+    }
+
+    /// The live viewer on War and Peace: once the reader is on a chapter, the next one is laid
+    /// out in the background (its first page then paints without a layout), and a walk across
+    /// eight chapters never holds more than three.
+    func testLiveViewerPreloadsTheNextChapterAndHoldsThree() throws {
+        let path = try TestSupport.corpusFile("standardebooks/leo-tolstoy_war-and-peace_louise-maude_aylmer-maude.epub").path
+        let source = try LivePages(book: Book.open(path), settings: PaginationSettings(profile: "eink-6"))
+        let pagination = source.pagination
+        let reader = Viewer(source: source, options: ViewerOptions(), startPage: 1)
+        let encoder = PageEncoder(mode: .symbols)
+        let size = TerminalSize(columns: 80, rows: 40)
+        func show(_ page: Int) throws -> Int {
+            reader.setPage(page)
+            let frame = reader.frame(encoder: encoder, size: size, cell: (8, 16))
+            XCTAssertFalse(frame.contains("cannot be shown"), "page \(page)")
+            return try pagination.resolve(.page(page)).spineIndex
+        }
+        var chapter = try show(1)
+        for _ in 0..<8 {
+            let next = chapter + 1
+            let deadline = Date().addingTimeInterval(60)
+            while !pagination.isReadyToPaint(chapter: next), Date() < deadline { usleep(20_000) }
+            XCTAssertTrue(pagination.isReadyToPaint(chapter: next), "chapter \(next) preloaded while the reader is on \(chapter)")
+            XCTAssertLessThanOrEqual(pagination.laidOutChapters.now, 3)
+            let first = try pagination.pageNumber(of: PageAddress(spineIndex: next, index: 0))
+            XCTAssertEqual(try show(first), next)
+            chapter = next
+        }
+        XCTAssertLessThanOrEqual(pagination.laidOutChapters.peak, 3, "never more than the current chapter and its two neighbours")
+    }
+
+    /// `G` in a live book whose pictures have no sizes in the markup waits for the chapter to
+    /// settle and lands on the true last page: the page count `quire render --map-only` writes at
+    /// the same profile.
+    func testLastPageKeyWaitsForSettling() throws {
+        let book = try SettlingTests.book(withSizes: false)
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory); try? FileManager.default.removeItem(at: book) }
+        let out = directory.appendingPathComponent("map")
+        let render = try TestSupport.quire("render", book.path, "--out", out.path, "--profile", "eink-6", "--map-only", "--quiet")
+        XCTAssertEqual(render.status, 0, render.stderr)
+        let map = try PositionMap(path: out.appendingPathComponent("positions.json").path)
+        XCTAssertGreaterThan(map.pageCount, 2)
+        let exitFile = directory.appendingPathComponent("exit")
+        let session = try TmuxSession(
+            command: "env LANG=en_US.UTF-8 \(TestSupport.quireBinary.path) view \(book.path) --profile eink-6 --graphics symbols; echo $? > \(exitFile.path); sleep 30")
+        defer { session.kill() }
+        _ = try session.wait(for: "1/", seconds: 30)
+        try session.send("G")
+        let last = try session.wait(for: "\(map.pageCount)/\(map.pageCount)", seconds: 30)
+        XCTAssertEqual(Self.status(last), "\(map.pageCount)/\(map.pageCount)", last)
+        try session.send("q")
+        XCTAssertEqual(TmuxSession.exitStatus(exitFile), "0")
     }
 
     // MARK: In tmux
