@@ -90,4 +90,7 @@ echo "== quire locate: map load time and page lookups per second (War and Peace,
 "$QUIRE" render "$WP" --out "$WORK/wp-map" --profile kobo-clara --map-only --quiet
 "$QUIRE" locate "$WORK/wp-map/positions.json" --bench-lookups 5000000 | sed 's/^/   /'
 
+echo "== quire view, live War and Peace in a 160x50 pseudo-terminal (symbols; no anchor: no other viewer paginates EPUB live)"
+python3 scripts/bench-viewer.py "$QUIRE" "$WP" --cols 160 --rows 50 --runs "$RUNS" --turns 20
+
 bash scripts/bench-pdf.sh

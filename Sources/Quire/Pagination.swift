@@ -138,10 +138,10 @@ public final class Pagination: Sendable {
         }
     }
 
-    /// Pages in the whole book (waits for every chapter to settle).
-    public func pageCount() -> Int {
+    /// Pages in the whole book (waits for every chapter to settle), counted by `jobs` workers.
+    public func pageCount(jobs: Int = SystemEnvironment.processorCount) -> Int {
         switch engine {
-        case .reflow(let pages): return pages.summaries().reduce(0) { $0 + $1.layout.pages.count }
+        case .reflow(let pages): return pages.summaries(jobs: jobs).reduce(0) { $0 + $1.layout.pages.count }
         case .pdf(let pages): return pages.plan.count
         }
     }
@@ -178,10 +178,13 @@ public final class Pagination: Sendable {
         }
     }
 
-    /// The start of a page as a Locator (with Quire's CFI, XPointer and offset).
-    public func startLocator(of address: PageAddress) throws -> Locator {
+    /// The start of a page as a Locator (with Quire's CFI, XPointer and offset). Its
+    /// `totalProgression` needs every chapter laid out; `withTotalProgression: false` leaves it
+    /// out and needs only the page's own chapter (what a reader keeps as its place while the
+    /// rest of the book is still being counted).
+    public func startLocator(of address: PageAddress, withTotalProgression: Bool = true) throws -> Locator {
         switch engine {
-        case .reflow(let pages): return try pages.locator(address, atEnd: false)
+        case .reflow(let pages): return try pages.locator(address, atEnd: false, withTotalProgression: withTotalProgression)
         case .pdf(let pages): return try pages.locator(address)
         }
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import QuireContainer
 import QuireCore
 import QuireDocument
@@ -95,22 +96,34 @@ final class ReflowPages: Sendable {
         return summary
     }
 
-    /// Every chapter's summary, the missing ones laid out in parallel.
+    /// Every chapter's summary, the missing ones laid out in parallel. Workers claim one chapter
+    /// at a time, first in reading order: a chapter the reader asks for meanwhile is not queued
+    /// behind the whole book, but laid out by whoever gets to it first.
     func summaries(jobs: Int = SystemEnvironment.processorCount) -> [Summary] {
-        let missing = state.withLock { state in (0..<spineCount).filter { state.summaries[$0] == nil && !state.counting.contains($0) && !state.drawing.contains($0) } }
-        if !missing.isEmpty {
-            state.withLock { $0.counting.formUnion(missing) }
-            let result = layout.layout(jobs: jobs, spineIndices: missing, buildItems: false) { [self] chapter in
+        let workers = max(1, min(jobs, spineCount))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let worker = LayoutWorker(drawing: false, shared: shaping)
+            while let spineIndex = claimUncounted() {
+                let chapter = layout.settleChapter(spineIndex, worker: worker, buildItems: false)
                 let summary = summarize(chapter)
                 state.withLock { state in
-                    state.counting.remove(chapter.spineIndex)
-                    state.summaries[chapter.spineIndex] = summary
+                    state.counting.remove(spineIndex)
+                    state.summaries[spineIndex] = summary
                 }
-                chapter.document = nil
             }
-            noteShaping(hits: result.shapingHits, misses: result.shapingMisses)
+            noteShaping(hits: worker.shaper.hits, misses: worker.shaper.misses)
         }
         return (0..<spineCount).map(summary)
+    }
+
+    /// The first chapter in reading order that nobody has laid out or is laying out, now claimed.
+    private func claimUncounted() -> Int? {
+        state.withLock { state in
+            guard let spineIndex = (0..<spineCount).first(where: { state.summaries[$0] == nil && !state.counting.contains($0) && !state.drawing.contains($0) })
+            else { return nil }
+            state.counting.insert(spineIndex)
+            return spineIndex
+        }
     }
 
     func noteShaping(hits: Int, misses: Int) {
@@ -271,7 +284,8 @@ final class ReflowPages: Sendable {
 
     // MARK: Positions
 
-    func locator(_ address: PageAddress, atEnd: Bool) throws -> Locator {
+    /// `withTotalProgression` false leaves out the one field that needs every chapter laid out.
+    func locator(_ address: PageAddress, atEnd: Bool, withTotalProgression: Bool = true) throws -> Locator {
         let spineIndex = try checked(address.spineIndex)
         let summary = summary(spineIndex)
         guard summary.layout.pages.indices.contains(address.index) else { throw QuireError.unresolvable("page \(address) is not in the book") }
@@ -279,14 +293,18 @@ final class ReflowPages: Sendable {
         let offset = atEnd ? page.end : page.start
         let views = atEnd ? summary.positions?.ends[address.index] : summary.positions?.starts[address.index]
         let length = summary.layout.textLength
-        let lengths = summaries().map(\.layout.textLength)
-        let total = lengths.reduce(0, +)
-        let before = lengths.prefix(spineIndex).reduce(0, +)
+        var totalProgression: Double?
+        if withTotalProgression {
+            let lengths = summaries().map(\.layout.textLength)
+            let total = lengths.reduce(0, +)
+            let before = lengths.prefix(spineIndex).reduce(0, +)
+            totalProgression = total == 0 ? 0 : Double(before + offset) / Double(total)
+        }
         let item = publication.item(for: publication.spine[spineIndex])
         return Locator(
             href: item?.path ?? summary.layout.href, type: item?.mediaType ?? "application/xhtml+xml",
             locations: Locator.Locations(
-                progression: length == 0 ? 0 : Double(offset) / Double(length), totalProgression: total == 0 ? 0 : Double(before + offset) / Double(total),
+                progression: length == 0 ? 0 : Double(offset) / Double(length), totalProgression: totalProgression,
                 cfi: views?.cfi, xpointer: views?.xpointer, offset: offset),
             text: atEnd ? nil : summary.positions?.excerpts[address.index])
     }

@@ -6,7 +6,9 @@ import Quire
 /// encoders, or its Unicode symbols in truecolor, 256 or 16 colours. The term info libchafa's
 /// database gives for the environment (TERM, TERM_PROGRAM, KITTY_WINDOW_ID…) supplies the escape
 /// sequences; under tmux the pixel modes' output is wrapped for passthrough.
-public final class PageEncoder {
+/// Safe on several threads: the term info is only read after `init`, and every encode makes
+/// its own canvas.
+public final class PageEncoder: @unchecked Sendable {
     public let mode: GraphicsMode
     let termInfo: OpaquePointer
     let passthrough: Bool
@@ -70,7 +72,6 @@ public final class PageEncoder {
 
     /// The page as terminal output for a `columns × rows` cell area (the caller places the cursor).
     public func encode(_ bitmap: Bitmap, columns: Int, rows: Int, cell: (width: Int, height: Int)) -> String {
-        let rgba = Self.rgba(bitmap)
         guard let config = chafa_canvas_config_new() else { return "" }
         defer { chafa_canvas_config_unref(config) }
         chafa_canvas_config_set_geometry(config, gint(columns), gint(rows))
@@ -92,8 +93,15 @@ public final class PageEncoder {
         }
         guard let canvas = chafa_canvas_new(config) else { return "" }
         defer { chafa_canvas_unref(canvas) }
-        rgba.withUnsafeBufferPointer {
-            chafa_canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGBA8_UNASSOCIATED, $0.baseAddress, gint(bitmap.width), gint(bitmap.height), gint(bitmap.width * 4))
+        if bitmap.channels == 3 {
+            // Painted pages are packed RGB: libchafa reads them as they are.
+            bitmap.bytes.withUnsafeBufferPointer {
+                chafa_canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGB8, $0.baseAddress, gint(bitmap.width), gint(bitmap.height), gint(bitmap.stride))
+            }
+        } else {
+            Self.rgba(bitmap).withUnsafeBufferPointer {
+                chafa_canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGBA8_UNASSOCIATED, $0.baseAddress, gint(bitmap.width), gint(bitmap.height), gint(bitmap.width * 4))
+            }
         }
         guard let printed = chafa_canvas_print(canvas, termInfo) else { return "" }
         let output = String(cString: printed.pointee.str)

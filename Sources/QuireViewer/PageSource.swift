@@ -27,8 +27,15 @@ public protocol PageSource: AnyObject {
     /// The first page after (or before) `page` whose text holds `query` (case and diacritics
     /// ignored), with the match in context; nil when there is none. Page 0 searches from the start.
     func search(_ query: String, from page: Int, forward: Bool) throws -> SearchHit?
-    /// The start Locator of a page (what progress is saved as).
+    /// The start Locator of a page (what progress is saved as). For a live book it waits for
+    /// every chapter to be laid out (its totalProgression needs the whole book).
     func locator(ofPage page: Int) throws -> Locator
+    /// The start of a page by its place in its chapter (href, offset, CFI, XPointer), without the
+    /// book-wide totalProgression: at once, for keeping the reader's place.
+    func anchor(ofPage page: Int) throws -> Locator
+    /// `locator(ofPage:)` to be called later, on another thread: tied to this pagination, so
+    /// a re-pagination in between does not change what it names.
+    func locatorLater(ofPage page: Int) throws -> @Sendable () throws -> Locator
     /// Whether `page` is the book's last (for a live book: its chapter settled and none follows).
     func isLastPage(_ page: Int) -> Bool
     /// The book's SHA-256 and KOReader id: what progress is keyed by.
@@ -161,6 +168,13 @@ public final class RenderedPages: PageSource {
         return Locate.startLocator(map.pages[page - 1])
     }
 
+    public func anchor(ofPage page: Int) throws -> Locator { try locator(ofPage: page) }
+
+    public func locatorLater(ofPage page: Int) throws -> @Sendable () throws -> Locator {
+        let locator = try locator(ofPage: page)
+        return { locator }
+    }
+
     public func isLastPage(_ page: Int) -> Bool { page == map.pageCount }
 
     public func identity() throws -> PositionMap.BookIdentity { PositionMap.BookIdentity(sha256: map.book.sha256, partialMD5: map.book.partialMD5) }
@@ -169,13 +183,15 @@ public final class RenderedPages: PageSource {
 /// `quire view BOOK`: pages laid out on demand at the terminal's size.
 public final class LivePages: PageSource {
     public let book: Book
-    public private(set) var pagination: Pagination
+    /// The current pagination; the viewer's frame cache reads it from its own queue.
+    public var pagination: Pagination { current.withLock { $0 } }
+    private let current: LockedValue<Pagination>
     /// Page numbers found so far; the total once every chapter has settled (in the background).
     private let total = LockedValue<Int?>(nil)
 
     public init(book: Book, settings: PaginationSettings) throws {
         self.book = book
-        pagination = try Pagination(book, settings: settings)
+        current = LockedValue(try Pagination(book, settings: settings))
         countInBackground()
     }
 
@@ -184,14 +200,16 @@ public final class LivePages: PageSource {
         let total = self.total
         total.withLock { $0 = nil }
         DispatchQueue.global().async {
-            let count = pagination.pageCount()
+            // One core is left to the reader, so a page turn never waits behind the count.
+            let count = pagination.pageCount(jobs: max(1, SystemEnvironment.processorCount - 1))
             total.withLock { $0 = count }
         }
     }
 
     /// Lays the book out again at new settings. The viewer finds its page again by Locator.
     public func repaginate(_ settings: PaginationSettings) throws {
-        pagination = try pagination.repaginated(settings)
+        let next = try pagination.repaginated(settings)
+        current.withLock { $0 = next }
         countInBackground()
     }
 
@@ -209,7 +227,7 @@ public final class LivePages: PageSource {
     }
 
     public func chapterTitle(ofPage page: Int) -> String? {
-        guard let locator = try? locator(ofPage: page) else { return nil }
+        guard let locator = try? anchor(ofPage: page) else { return nil }
         var best: String?
         func walk(_ entries: [Book.NavigationEntry]) {
             for entry in entries {
@@ -258,6 +276,14 @@ public final class LivePages: PageSource {
     }
 
     public func locator(ofPage page: Int) throws -> Locator { try pagination.startLocator(of: address(page)) }
+
+    public func anchor(ofPage page: Int) throws -> Locator { try pagination.startLocator(of: address(page), withTotalProgression: false) }
+
+    public func locatorLater(ofPage page: Int) throws -> @Sendable () throws -> Locator {
+        let pagination = self.pagination
+        let address = try address(page)
+        return { try pagination.startLocator(of: address) }
+    }
 
     public func isLastPage(_ page: Int) -> Bool {
         do { return try pagination.address(after: address(page)) == nil } catch { return false }

@@ -174,7 +174,11 @@ public final class ProgressSession {
     /// Where the session settled, kept as text so a re-pagination can find its new page.
     let settledLocator: Locator?
     /// The last save's failure, for the status line (reading goes on).
-    public private(set) var lastError: QuireError?
+    public var lastError: QuireError? { failure.withLock { $0 } }
+    private let failure = LockedValue<QuireError?>(nil)
+    /// Saves run here, in order: in a live book the full Locator waits until the whole book is
+    /// counted, and a page turn must not wait for that.
+    private let saves = DispatchQueue(label: "quire.progress.saves")
 
     public init(store: ProgressStore, identity: PositionMap.BookIdentity, path: String, title: String?, saved: SavedProgress?, threshold: Int,
         settledPage: Int, settledLocator: Locator?) {
@@ -187,20 +191,28 @@ public final class ProgressSession {
         recorder = ProgressRecorder(saved: saved, threshold: threshold, settledPage: settledPage)
     }
 
-    /// The reader moved: saves when the recorder says so.
-    func moved(to page: Int, locator: Locator, pageCount: Int?, isLastPage: Bool) {
+    /// The reader moved: saves when the recorder says so. `locator` is asked for only then, on
+    /// the save queue.
+    func moved(to page: Int, pageCount: Int?, isLastPage: Bool, locator fullLocator: @escaping @Sendable () throws -> Locator) {
         guard recorder.shouldRecord(movingTo: page, isLastPage: isLastPage) else { return }
-        let percentage = isLastPage ? 1 : locator.locations.totalProgression ?? pageCount.map { Double(page - 1) / Double(max($0, 1)) } ?? 0
-        let entry = SavedProgress(
-            locator: locator, koreaderDocument: koreaderDocument, percentage: percentage, page: page, pageCount: pageCount, finished: isLastPage,
-            title: title, path: path)
-        do {
-            try store.save(entry, for: sha256)
-            lastError = nil
-        } catch {
-            lastError = (error as? QuireError) ?? .io("\(error)")
+        let (store, sha256, koreaderDocument, title, path, failure) = (store, sha256, koreaderDocument, title, path, failure)
+        saves.async {
+            do {
+                let locator = try fullLocator()
+                let percentage = isLastPage ? 1 : locator.locations.totalProgression ?? pageCount.map { Double(page - 1) / Double(max($0, 1)) } ?? 0
+                let entry = SavedProgress(
+                    locator: locator, koreaderDocument: koreaderDocument, percentage: percentage, page: page, pageCount: pageCount,
+                    finished: isLastPage, title: title, path: path)
+                try store.save(entry, for: sha256)
+                failure.withLock { $0 = nil }
+            } catch {
+                failure.withLock { $0 = (error as? QuireError) ?? .io("\(error)") }
+            }
         }
     }
+
+    /// Waits for every save asked for so far (at quit: nothing is lost).
+    public func finish() { saves.sync {} }
 
     func repaginated(source: PageSource) {
         if let settledLocator, let page = try? source.resolve(.locator(settledLocator)) { recorder.repaginated(settledPage: page) }

@@ -17,6 +17,12 @@ public struct ViewerOptions: Sendable {
     public init() {}
 }
 
+/// A page source handed to the frame cache's queue. Sources are safe to call from several
+/// threads (a live book's layout is behind locks; a render directory is files).
+struct UncheckedSource: @unchecked Sendable {
+    let source: PageSource
+}
+
 /// The reader: one page fitted above a status line, keys to move, a TOC picker, search, info.
 /// The frame is built as one string and written at once, so a page turn never shows half a page.
 public final class Viewer {
@@ -37,6 +43,9 @@ public final class Viewer {
     public var anchor: Locator?
     /// Saving progress (nil: not saved).
     public var progress: ProgressSession?
+    /// Pages made ahead, and the pagination they belong to (a re-pagination moves every page).
+    let frames = FrameCache()
+    var generation = 0
     let spinner = Array("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
     var tick = 0
     /// Keys read but not yet handled: a paste or a fast typist sends several in one read, and a
@@ -73,24 +82,49 @@ public final class Viewer {
         return " " + shown + String(repeating: " ", count: gap) + position
     }
 
-    /// The page as terminal output for a `columns × rows` area starting at row 1 (1-based), centred.
+    /// The page as terminal output for a `columns × rows` area starting at row 1 (1-based),
+    /// centred: made ahead by the frame cache when it can be, and the neighbours then made ahead.
     func pageOutput(encoder: PageEncoder, columns: Int, rows: Int, cell: (width: Int, height: Int)) -> String {
-        do {
-            let bitmap = try source.image(ofPage: page, dark: dark, highlight: highlight)
-            let fitted = PageEncoder.fit(width: bitmap.width, height: bitmap.height, columns: columns, rows: rows, cell: cell)
-            let left = (columns - fitted.columns) / 2 + 1
-            let encoded = encoder.encode(bitmap, columns: fitted.columns, rows: fitted.rows, cell: cell)
-            if encoder.mode.isPixels { return "\u{1B}[1;\(left)H" + encoded }
-            // Symbols: place each row, so no newline handling of the terminal is involved.
-            var output = ""
-            for (index, line) in encoded.split(separator: "\n", omittingEmptySubsequences: false).prefix(fitted.rows).enumerated() {
-                output += "\u{1B}[\(index + 1);\(left)H" + line + "\u{1B}[0m"
-            }
-            return output
-        } catch {
-            let reason = (error as? QuireError).map { "\($0)" } ?? "\(error)"
-            return "\u{1B}[\(max(1, rows / 2));3H" + strings.text(.cannotShowPage, "\(page)", reason) + "  (" + strings.text(.retryKey) + ")"
+        func key(_ page: Int) -> FrameCache.Key {
+            FrameCache.Key(page: page, generation: generation, columns: columns, rows: rows, cellWidth: cell.width, cellHeight: cell.height, dark: dark, highlight: highlight)
         }
+        let output: String
+        if let made = frames.output(key(page)) {
+            output = made
+        } else {
+            do {
+                output = try Self.pageOutput(source: source, page: page, dark: dark, highlight: highlight, encoder: encoder, columns: columns, rows: rows, cell: cell)
+                frames.store(output, for: key(page))
+            } catch {
+                let reason = (error as? QuireError).map { "\($0)" } ?? "\(error)"
+                return "\u{1B}[\(max(1, rows / 2));3H" + strings.text(.cannotShowPage, "\(page)", reason) + "  (" + strings.text(.retryKey) + ")"
+            }
+        }
+        let shared = UncheckedSource(source: source)
+        let (isDark, marked) = (dark, highlight)
+        for neighbour in [page + 1, page - 1] where neighbour >= 1 && neighbour <= (source.pageCount ?? Int.max) {
+            frames.prefetch(key(neighbour)) {
+                try? Self.pageOutput(source: shared.source, page: neighbour, dark: isDark, highlight: marked, encoder: encoder, columns: columns, rows: rows, cell: cell)
+            }
+        }
+        return output
+    }
+
+    /// One page rendered and encoded: what `pageOutput` shows, made on any thread.
+    static func pageOutput(
+        source: PageSource, page: Int, dark: Bool, highlight: String?, encoder: PageEncoder, columns: Int, rows: Int, cell: (width: Int, height: Int)
+    ) throws -> String {
+        let bitmap = try source.image(ofPage: page, dark: dark, highlight: highlight)
+        let fitted = PageEncoder.fit(width: bitmap.width, height: bitmap.height, columns: columns, rows: rows, cell: cell)
+        let left = (columns - fitted.columns) / 2 + 1
+        let encoded = encoder.encode(bitmap, columns: fitted.columns, rows: fitted.rows, cell: cell)
+        if encoder.mode.isPixels { return "\u{1B}[1;\(left)H" + encoded }
+        // Symbols: place each row, so no newline handling of the terminal is involved.
+        var output = ""
+        for (index, line) in encoded.split(separator: "\n", omittingEmptySubsequences: false).prefix(fitted.rows).enumerated() {
+            output += "\u{1B}[\(index + 1);\(left)H" + line + "\u{1B}[0m"
+        }
+        return output
     }
 
     /// A whole frame: clear what the last one left, the page, the status line.
@@ -371,7 +405,7 @@ public final class Viewer {
             case .character("d"):
                 dark.toggle()
                 message = strings.text(dark ? .darkOn : .darkOff)
-            case .character("r"): break  // redraw retries a page that failed
+            case .character("r"): frames.removeAll()  // the redraw retries a page that failed
             case .character("q"): return
             case .escape:
                 pendingNumber = ""
@@ -383,15 +417,17 @@ public final class Viewer {
 
     /// After a move: the new anchor, and progress saved when the recorder says so.
     func moved() {
-        guard let locator = try? source.locator(ofPage: page) else { return }
+        guard let locator = try? source.anchor(ofPage: page) else { return }
         anchor = locator
-        progress?.moved(to: page, locator: locator, pageCount: source.pageCount, isLastPage: source.isLastPage(page))
+        guard let progress, let later = try? source.locatorLater(ofPage: page) else { return }
+        progress.moved(to: page, pageCount: source.pageCount, isLastPage: source.isLastPage(page), locator: later)
     }
 
     /// Lays the book out again and lands on the page holding the anchor.
     public func relayout(_ repaginate: () throws -> Void) {
         do {
             try repaginate()
+            generation += 1
             if let anchor { page = try source.resolve(.locator(anchor)) } else { page = 1 }
             progress?.repaginated(source: source)
         } catch {

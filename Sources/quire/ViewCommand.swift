@@ -81,7 +81,7 @@ enum ViewCommand {
         let strings = UIStrings(language: viewer.language)
         var notice: String?
         // Unless a saved Locator was resumed: the start of the page opened at.
-        func setAnchor() { if reader.anchor == nil { reader.anchor = try? source.locator(ofPage: reader.page) } }
+        func setAnchor() { if reader.anchor == nil { reader.anchor = try? source.anchor(ofPage: reader.page) } }
         do {
             let store = try ProgressStore.standard()
             let identity = try source.identity()
@@ -117,6 +117,11 @@ enum ViewCommand {
             }
         }
         reader.notice(notice)
+        defer {
+            // The terminal first, then the saves still queued (they may wait for the book's count).
+            terminal.leave()
+            reader.progress?.finish()
+        }
         try reader.run(terminal, encoder: choice.encoder, cell: choice.cell)
     }
 
