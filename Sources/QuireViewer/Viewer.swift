@@ -228,11 +228,12 @@ public final class Viewer {
 
     // MARK: The interactive loop
 
-    enum Key: Equatable {
+    public enum Key: Equatable {
         case character(Character), enter, escape, backspace, left, right, up, down, pageUp, pageDown, home, end
     }
 
-    static func keys(_ bytes: [UInt8]) -> [Key] {
+    /// The keys in what the terminal sent; answers to the probe that come late are dropped.
+    public static func keys(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         var index = 0
         let text = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
@@ -255,6 +256,15 @@ public final class Viewer {
                     default: break
                     }
                     index = end + 1
+                    continue
+                }
+                // A terminal's late answer to the start-up probe (a slow terminal can miss its
+                // timeout): kitty's graphics reply is an APC, others send DCS or OSC strings.
+                // They run to ST (ESC \\) or BEL and are never keys.
+                if index + 1 < text.count, ["_", "P", "]", "^"].contains(text[index + 1]) {
+                    var end = index + 2
+                    while end < text.count, text[end] != "\u{07}", !(text[end] == "\u{1B}" && end + 1 < text.count && text[end + 1] == "\\") { end += 1 }
+                    index = end < text.count && text[end] == "\u{1B}" ? end + 2 : end + 1
                     continue
                 }
                 keys.append(.escape)

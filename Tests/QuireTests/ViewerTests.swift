@@ -39,6 +39,9 @@ final class ViewerTests: XCTestCase {
         XCTAssertFalse(silent.sixel)
         XCTAssertFalse(silent.kittyGraphics)
         XCTAssertNil(silent.cellPixels)
+        // Answers that come after the probe's timeout (kitty under a software renderer is that
+        // slow) are not keys: before this, kitty's "\e_Gi=31;OK\e\\" turned into G (last page) and i.
+        XCTAssertEqual(Viewer.keys(Array("\u{1B}_Gi=31;OK\u{1B}\\\u{1B}[?62;4c\u{1B}[4;800;1200t\u{1B}P1$r0m\u{1B}\\\u{1B}[0n j\u{1B}[6~".utf8)), [.character(" "), .character("j"), .pageDown])
         XCTAssertEqual(Tmux.wrap("\u{1B}_Ga=d\u{1B}\\"), "\u{1B}Ptmux;\u{1B}\u{1B}_Ga=d\u{1B}\u{1B}\\\u{1B}\\")
     }
 
@@ -160,6 +163,22 @@ final class ViewerTests: XCTestCase {
 
     // MARK: In tmux
 
+    /// A shell line through popen, its stdout and exit status. Foundation's Process is not used
+    /// for commands that leave servers behind (tmux, Xvfb, kitty): it never saw such a shell exit.
+    @discardableResult
+    static func shell(_ line: String) -> (status: Int32, output: String) {
+        guard let pipe = popen(line, "r") else { return (-1, "") }
+        var output = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count <= 0 { break }
+            output += buffer.prefix(count)
+        }
+        let status = pclose(pipe)
+        return (status == -1 ? -1 : (status >> 8) & 0xFF, String(decoding: output, as: UTF8.self))
+    }
+
     /// A tmux server of the test's own (its own socket), one window of the given size. tmux is run
     /// through popen: its server keeps what descriptors it inherits, and Foundation's Process
     /// never saw the client exit once the server had forked from it.
@@ -180,17 +199,7 @@ final class ViewerTests: XCTestCase {
 
         @discardableResult
         func tmux(_ arguments: [String]) -> (status: Int32, output: String) {
-            let line = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map(Self.quoted).joined(separator: " ") + " </dev/null 2>/dev/null"
-            guard let pipe = popen(line, "r") else { return (-1, "") }
-            var output = [UInt8]()
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = fread(&buffer, 1, buffer.count, pipe)
-                if count <= 0 { break }
-                output += buffer.prefix(count)
-            }
-            let status = pclose(pipe)
-            return (status == -1 ? -1 : (status >> 8) & 0xFF, String(decoding: output, as: UTF8.self))
+            ViewerTests.shell((["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map(Self.quoted).joined(separator: " ") + " </dev/null 2>/dev/null")
         }
 
         func send(_ keys: String...) throws { try send(keys) }
@@ -466,6 +475,62 @@ final class ViewerTests: XCTestCase {
     /// A real terminal: xterm emulating a VT340 (sixel graphics) on a virtual X display. The
     /// viewer detects sixel by its probe (device attribute 4) with no --graphics given, and the
     /// screenshot's page area must hold the page: text on white, not xterm's blank background.
+    /// kitty (under Xvfb with Mesa's software renderer), driven through its remote control: the
+    /// probe picks kitty graphics (the page rows hold no text cells, the screenshot shows the
+    /// page), the start page is kept although kitty answers the probe late, space turns, q exits 0.
+    func testKittyGraphicsInKitty() throws {
+        for tool in ["/usr/bin/Xvfb", "/usr/bin/kitty", "/usr/bin/import", "/usr/bin/convert"] {
+            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is installed by make setup")
+        }
+        let out = try rendered(LayoutTests.sampleBook(), pages: "1-12")
+        let directory = out.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let display = ":\(40 + (getpid() + 25) % 50)"
+        let socket = directory.appendingPathComponent("kitty.sock").path
+        let exitFile = directory.appendingPathComponent("exit")
+        let shot = directory.appendingPathComponent("screen.png")
+        let start = """
+            Xvfb \(display) -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 & echo $! > \(directory.path)/xvfb.pid
+            sleep 1
+            DISPLAY=\(display) LIBGL_ALWAYS_SOFTWARE=1 XDG_STATE_HOME=\(directory.path)/state kitty --config NONE -o allow_remote_control=yes \\
+              --listen-on unix:\(socket) -o font_size=9 -o initial_window_width=1000 -o initial_window_height=740 \\
+              sh -c '\(TestSupport.quireBinary.path) view \(out.path) --page 10; echo $? > \(exitFile.path); sleep 20' >/dev/null 2>&1 &
+            echo $! > \(directory.path)/kitty.pid
+            """
+        Self.shell("{\n\(start)\n} </dev/null")
+        defer { Self.shell("kill $(cat \(directory.path)/kitty.pid) $(cat \(directory.path)/xvfb.pid) 2>/dev/null") }
+        func kitty(_ arguments: String) -> String { Self.shell("kitty @ --to unix:\(socket) \(arguments) </dev/null 2>/dev/null").output }
+        func screenText() -> String { kitty("get-text") }
+        func waitFor(_ text: String) -> String {
+            var screen = ""
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                screen = screenText()
+                if Self.status(screen)?.hasPrefix(text) == true { return screen }
+                usleep(100_000)
+            }
+            return screen
+        }
+        let first = waitFor("10/")
+        let lines = first.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(Self.status(first)?.split(separator: "/").first, "10", "the start page, not a page the probe's late answers moved to: \(first)")
+        XCTAssertTrue(lines.dropLast(2).allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty }, "pixels, not symbols, above the status line: \(first)")
+        let measure = """
+            DISPLAY=\(display) import -window root \(shot.path)
+            convert \(shot.path) -crop 300x500+350+60 -colorspace gray -format '%[fx:mean] %[fx:standard_deviation]' info:
+            """
+        let result = Self.shell("{\n\(measure)\n} </dev/null 2>&1").output
+        let numbers = result.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(numbers.count, 2, result)
+        // The middle of the window, inside the page: a blank window is one colour (deviation 0).
+        XCTAssertGreaterThan(numbers.last ?? 0, 0.08, "the kitty image shows in the screenshot: \(result)")
+        XCTAssertGreaterThan(numbers.first ?? 0, 0.6, "light page, dark text: \(result)")
+        _ = kitty("send-text ' '")
+        XCTAssertEqual(Self.status(waitFor("11/"))?.split(separator: "/").first, "11")
+        _ = kitty("send-text q")
+        XCTAssertEqual(TmuxSession.exitStatus(exitFile), "0")
+    }
+
     func testSixelPageIsVisibleInXterm() throws {
         for tool in ["/usr/bin/Xvfb", "/usr/bin/xterm", "/usr/bin/import", "/usr/bin/convert"] {
             XCTAssertTrue(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is installed by make setup")
