@@ -19,7 +19,8 @@ let usage = """
       view DIR|BOOK           read in the terminal: a render's pages, or a book paginated live
           [--graphics kitty|iterm|sixel|symbols|symbols-256|symbols-16] [--cell WxH] [--page N]
           [--locator JSON] [--cfi S] [--profile NAME | --size WxH] [--dark] [--lang L]
-          [--no-resume] [--record-after N] [--once [--cols C --rows R]]   (keys: ? in the viewer)
+          [--search TEXT] [--book BOOK (for DIR)] [--no-resume] [--record-after N]
+          [--once [--cols C --rows R]]   (keys: ? in the viewer)
                               reading progress is kept in $XDG_STATE_HOME/quire/progress.json
       progress BOOK|DIR [--json]  the reading progress quire view saved for a book (3 when none)
       profiles                the named device profiles
@@ -34,7 +35,7 @@ let usage = """
       --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
       --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
 
-    exit codes: 0 ok, 3 unresolvable position (locate) or no progress saved (progress), 64 usage, 65 bad data (corrupt, invalid or hostile book),
+    exit codes: 0 ok, 3 unresolvable position (locate), no match (view --search) or no progress saved (progress), 64 usage, 65 bad data (corrupt, invalid or hostile book),
     66 cannot open input, 69 unsupported (DRM, encrypted PDF without its password), 73 cannot create output, 74 I/O error
     """
 

@@ -49,7 +49,7 @@ _quire() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "info render locate view css-report profiles help" -- "$cur"))
+            COMPREPLY=($(compgen -W "info render locate view progress css-report profiles help" -- "$cur"))
         fi
         return
     fi
@@ -73,6 +73,12 @@ _quire() {
             return ;;
         --convention)
             COMPREPLY=($(compgen -W "readium komga" -- "$cur"))
+            return ;;
+        --graphics)
+            COMPREPLY=($(compgen -W "kitty iterm sixel symbols symbols-256 symbols-16" -- "$cur"))
+            return ;;
+        --lang)
+            COMPREPLY=($(compgen -W "en zh-Hans zh-Hant ja ko" -- "$cur"))
             return ;;
         --open-at)
             COMPREPLY=($(compgen -W "last" -- "$cur"))
@@ -101,7 +107,7 @@ _quire() {
             fi
             return ;;
         --size | --dpi | --font-size | --margin | --line-height | --font | --jobs | --pages | --password | \
-            --page | --cfi | --xpointer | --progression | --total-progression | --position | --label | --toc | \
+            --page | --cfi | --xpointer | --search | --record-after | --cell | --cols | --rows | --progression | --total-progression | --position | --label | --toc | \
             --max-entries | --max-total-size | --max-entry-size | --max-compression-ratio | --max-xml-size | --max-xml-depth)
             return ;;
     esac
@@ -117,7 +123,10 @@ _quire() {
             options="--json --book --page --from --locator --cfi --xpointer --progression --total-progression
                 --position --convention --label --toc $_quire_limit_options" ;;
         css-report) options="--json $_quire_limit_options" ;;
-        view) options="--graphics --cell --cols --rows --page --locator --cfi --profile --size --dark --lang --once" ;;
+        view)
+            options="--graphics --cell --cols --rows --page --locator --cfi --search --book --profile --size --dark --lang
+                --once --resume --no-resume --record-after" ;;
+        progress) options="--json" ;;
         *) return ;;
     esac
 
@@ -126,7 +135,7 @@ _quire() {
         return
     fi
     case $command in
-        info | render | view) _quire_files "epub|pdf" ;;
+        info | render | view | progress) _quire_files "epub|pdf" ;;
         css-report) _quire_files "epub" ;;
         locate) _quire_files "json" ;;
     esac
