@@ -2,8 +2,8 @@ import Dispatch
 import Quire
 import QuireCore
 
-/// Page output made ahead of the reader: while one page is read, the next (and the one before)
-/// is rendered and encoded on a queue of its own, so a turn only writes what is ready. Outputs
+/// Page output made ahead of the reader: while one page is read, the next is rendered and
+/// encoded on a queue of its own, so a turn only writes what is ready. Outputs
 /// are keyed by everything that shapes them; a re-pagination starts a new generation.
 final class FrameCache: @unchecked Sendable {
     struct Key: Hashable, Sendable {

@@ -102,7 +102,10 @@ public final class Viewer {
         }
         let shared = UncheckedSource(source: source)
         let (isDark, marked) = (dark, highlight)
-        for neighbour in [page + 1, page - 1] where neighbour >= 1 && neighbour <= (source.pageCount ?? Int.max) {
+        // Only the page ahead: painting a page makes its chapter the reader's current one in the
+        // layout window, and the page behind would pull the window back (and drop the chapter
+        // preloaded ahead).
+        for neighbour in [page + 1] where neighbour <= (source.pageCount ?? Int.max) {
             frames.prefetch(key(neighbour)) {
                 try? Self.pageOutput(source: shared.source, page: neighbour, dark: isDark, highlight: marked, encoder: encoder, columns: columns, rows: rows, cell: cell)
             }
