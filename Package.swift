@@ -96,15 +96,17 @@ let package = Package(
             ]),
         // The terminal reader on the session API: probe, libchafa encoding, keys, status line.
         .target(name: "QuireViewer", dependencies: ["Quire", "QuireCore", "QuirePreparation", "CChafa"]),
+        // Many books at many profiles: content-addressed outputs, resumable, sharded by schedulers' task numbers.
+        .target(name: "QuireBatch", dependencies: ["Quire", "QuireCore"]),
         // CLI only: argument parsing and wiring.
         // It imports QuireCore for plumbing only (files, the environment, number formatting).
-        .executableTarget(name: "quire", dependencies: ["Quire", "QuireCore", "QuireViewer"]),
+        .executableTarget(name: "quire", dependencies: ["Quire", "QuireCore", "QuireViewer", "QuireBatch"]),
 
         .testTarget(
             name: "QuireTests",
             dependencies: [
                 "Quire", "quire", "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages",
-                "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions", "QuireViewer", "CLibXML2", "CFreeType", "CZip",
+                "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions", "QuireViewer", "QuireBatch", "CLibXML2", "CFreeType", "CZip",
                 "CQuireImage", "CQuirePNG",
             ],
             // Golden display lists are read from the source tree by path, not bundled.

@@ -5,6 +5,7 @@ import QuireCore
 struct Arguments {
     private(set) var positionals: [String] = []
     private var values: [String: String] = [:]
+    private var repeated: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     /// `valued` names flags that take a value; `boolean` names flags that don't. Anything else is a usage error.
@@ -34,6 +35,7 @@ struct Arguments {
                     throw QuireError.usage("--\(name) needs a value")
                 }
                 values[name] = value
+                repeated[name, default: []].append(value)
             } else if boolean.contains(name) {
                 guard inlineValue == nil else { throw QuireError.usage("--\(name) takes no value") }
                 flags.insert(name)
@@ -44,6 +46,8 @@ struct Arguments {
     }
 
     func value(_ name: String) -> String? { values[name] }
+    /// Every value of an option given more than once, in order.
+    func values(_ name: String) -> [String] { repeated[name] ?? [] }
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
     func integer(_ name: String) throws -> Int? {

@@ -23,6 +23,10 @@ let usage = """
           [--once [--cols C --rows R]]   (keys: ? in the viewer)
                               reading progress is kept in $XDG_STATE_HOME/quire/progress.json
       progress BOOK|DIR [--json]  the reading progress quire view saved for a book (3 when none)
+      batch INPUT... --out ROOT  many books (files, directories, @lists) at many profiles, into
+                              ROOT/<book sha256>/<settings>/ with ROOT/index.json; re-runs skip what is done
+          [--profile NAME ... | --profiles FILE] [--theme T] [--gray] [--dither] [--map-only]
+          [--jobs N] [--shard K/N | --shard auto [--shard-count N]] [--json-log FILE] [--quiet]
       profiles                the named device profiles
       css-report BOOK [--json] every declaration of the book's CSS: applied, unsupported or invalid
       locate MAP QUERY [--json] [--book BOOK]
@@ -36,7 +40,8 @@ let usage = """
       --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
 
     exit codes: 0 ok, 3 unresolvable position (locate), no match (view --search) or no progress saved (progress), 64 usage, 65 bad data (corrupt, invalid or hostile book),
-    66 cannot open input, 69 unsupported (DRM, encrypted PDF without its password), 73 cannot create output, 74 I/O error
+    66 cannot open input, 69 unsupported (DRM, encrypted PDF without its password), 73 cannot create output, 74 I/O error,
+    75 some books of a batch failed (each with its reason in the summary, the index and the log)
     """
 
 func printError(_ message: String) {
@@ -69,6 +74,8 @@ func run(_ arguments: [String]) throws {
         try ViewCommand.run(rest)
     case "progress":
         try ProgressCommand.run(rest)
+    case "batch":
+        try BatchCommand.run(rest)
     case "--help", "-h", "help":
         writeStdout(usage + "\n")
     case "--version":
