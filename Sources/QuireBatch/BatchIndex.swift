@@ -9,17 +9,13 @@ import QuireCore
 public enum BatchIndex {
     public static func update(root: String, with results: [BatchResult]) throws {
         let path = root + "/index.json"
-        let lock = open(root + "/.index.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard lock >= 0 else { throw QuireError.cannotCreateOutput(path: root + "/.index.lock", reason: String(cString: strerror(errno))) }
-        defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw QuireError.io("cannot lock \(root)/.index.lock: \(String(cString: strerror(errno)))") }
+        try FileSystem.withExclusiveLock(root + "/.index.lock") {
+            var entries = read(path)
+            for result in results { entries[Key(path: result.item.path, profile: result.item.profile.name)] = entry(result) }
+            let sorted = entries.keys.sorted { ($0.path, $0.profile) < ($1.path, $1.profile) }.map { entries[$0]! }
+            let file = JSON.object([("format", .string("quire-batch-index")), ("version", .int(1)), ("items", .array(sorted))])
+            try FileSystem.writeAtomically(file.serializedBytes(pretty: true) + [10], to: path)
         }
-        var entries = read(path)
-        for result in results { entries[Key(path: result.item.path, profile: result.item.profile.name)] = entry(result) }
-        let sorted = entries.keys.sorted { ($0.path, $0.profile) < ($1.path, $1.profile) }.map { entries[$0]! }
-        let file = JSON.object([("format", .string("quire-batch-index")), ("version", .int(1)), ("items", .array(sorted))])
-        try FileSystem.writeAtomically(file.serializedBytes(pretty: true) + [10], to: path)
     }
 
     struct Key: Hashable {

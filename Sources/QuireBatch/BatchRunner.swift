@@ -102,7 +102,7 @@ public final class BatchRunner {
         do { try FileSystem.createDirectory(parent) } catch { throw QuireError.cannotCreateOutput(path: parent, reason: error.description) }
         let partial = parent + "/.partial-\(item.profile.key)-\(host)-\(pid)"
         Self.removeTree(partial)
-        let started = Self.seconds()
+        let started = SystemEnvironment.monotonicSeconds()
         let report: WriteReport
         do {
             let book = try Book.open(item.path, preloadHyphenation: item.profile.pagination.layout.hyphenation)
@@ -122,7 +122,7 @@ public final class BatchRunner {
             let failure = BookFailure(error)
             return .failed(kind: Self.kind(failure), reason: failure.reason)
         }
-        let seconds = Self.seconds() - started
+        let seconds = SystemEnvironment.monotonicSeconds() - started
         let done = JSON.object([
             ("format", .string("quire-batch-item")), ("version", .int(1)),
             ("engine", .string(PositionMap.engineVersion)), ("quire", .string(QuireVersion.string)),
@@ -204,11 +204,5 @@ public final class BatchRunner {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).map { $0 == "-" || $0 == "/" ? "_" : $0 }
         return name.isEmpty ? "host" : String(name)
-    }
-
-    static func seconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

@@ -164,6 +164,18 @@ public enum FileSystem {
         try writeAtomically(to: path) { write in write(bytes) }
     }
 
+    /// Runs `body` holding an exclusive advisory lock (flock) on `lockPath`, created if needed:
+    /// read-modify-write of a file shared by several processes.
+    public static func withExclusiveLock<T>(_ lockPath: String, mode: mode_t = 0o644, _ body: () throws -> T) throws -> T {
+        let lock = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, mode)
+        guard lock >= 0 else { throw QuireError.cannotCreateOutput(path: lockPath, reason: String(cString: strerror(errno))) }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw QuireError.io("cannot lock \(lockPath): \(String(cString: strerror(errno)))") }
+        }
+        return try body()
+    }
+
     /// Creates a directory and any missing parents (like `mkdir -p`).
     public static func createDirectory(_ path: String) throws(SystemError) {
         if isDirectory(path) { return }
@@ -217,6 +229,13 @@ public struct SystemError: Error, CustomStringConvertible {
 
 public enum SystemEnvironment {
     public static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// Seconds on the monotonic clock, for durations (never for outputs).
+    public static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
 
     /// The CPUs this process may use: its affinity mask, capped by a cgroup CPU quota (a container
     /// limited to two CPUs on a larger host gets two workers); at least 1.

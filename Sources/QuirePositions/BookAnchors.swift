@@ -10,6 +10,9 @@ public final class BookAnchors {
     public let container: EPUBContainer
     private var texts: [Int: DocumentText] = [:]
     private var crengineTexts: [Int: CrengineText?] = [:]
+    /// The last chapter `units` read: marking matches page by page reads the same chapter again
+    /// and again, and a parse per painted page would be on the page turn's path.
+    private var lastUnits: (spineIndex: Int, units: [UInt16])?
 
     public init(container: EPUBContainer) { self.container = container }
 
@@ -29,11 +32,14 @@ public final class BookAnchors {
     /// otherwise read without keeping the document, so a search through a long book stays small.
     public func units(spineIndex: Int) throws -> [UInt16] {
         if let text = texts[spineIndex] { return text.units }
+        if let lastUnits, lastUnits.spineIndex == spineIndex { return lastUnits.units }
         let publication = container.publication
         guard spineIndex >= 0, spineIndex < publication.spine.count, let item = publication.item(for: publication.spine[spineIndex]),
             item.path != nil
         else { throw QuireError.unresolvable("spine item \(spineIndex + 1) does not exist") }
-        return DocumentText(try ContentDocument.read(item, from: container)).units
+        let units = DocumentText(try ContentDocument.read(item, from: container)).units
+        lastUnits = (spineIndex, units)
+        return units
     }
 
     public func position(cfi: String, spineStep: Int) throws -> Position {

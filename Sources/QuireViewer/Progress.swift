@@ -115,19 +115,15 @@ public struct ProgressStore: Sendable {
     public func save(_ progress: SavedProgress, for sha256: String) throws {
         let directory = FileSystem.parentDirectory(path)
         do { try FileSystem.createDirectory(directory) } catch { throw QuireError.cannotCreateOutput(path: directory, reason: "\(error)") }
-        let lock = open(path + ".lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw QuireError.cannotCreateOutput(path: path + ".lock", reason: String(cString: strerror(errno))) }
-        defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw QuireError.io("cannot lock \(path).lock: \(String(cString: strerror(errno)))") }
+        try FileSystem.withExclusiveLock(path + ".lock", mode: 0o600) {
+            var books = try all()
+            books[sha256] = progress
+            let file = JSON.object([
+                ("format", .string("quire-progress")), ("version", .int(1)),
+                ("books", .object(books.keys.sorted().map { ($0, books[$0]!.json) })),
+            ])
+            try FileSystem.writeAtomically(file.serializedBytes(pretty: true) + [10], to: path)
         }
-        var books = try all()
-        books[sha256] = progress
-        let file = JSON.object([
-            ("format", .string("quire-progress")), ("version", .int(1)),
-            ("books", .object(books.keys.sorted().map { ($0, books[$0]!.json) })),
-        ])
-        try FileSystem.writeAtomically(file.serializedBytes(pretty: true) + [10], to: path)
     }
 }
 

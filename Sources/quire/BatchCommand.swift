@@ -38,7 +38,7 @@ enum BatchCommand {
             log?.write(logLine(result))
         }
         log?.write([("event", .string("batch")), ("books", .int(books.count)), ("profiles", .int(profiles.count)), ("items", .int(items.count)), ("shard", .string(shard.description))])
-        let started = BatchProgress.now()
+        let started = SystemEnvironment.monotonicSeconds()
         let results: [BatchResult]
         do {
             results = try runner.run(items, alreadyFailed: unreadable)
@@ -48,7 +48,7 @@ enum BatchCommand {
             throw error
         }
         bar.end()
-        let seconds = BatchProgress.now() - started
+        let seconds = SystemEnvironment.monotonicSeconds() - started
         let summary = Summary(results)
         log?.write([
             ("event", .string("summary")), ("made", .int(summary.made)), ("skipped", .int(summary.skipped)), ("failed", .int(summary.failed.count)),
@@ -175,7 +175,7 @@ final class JSONLog {
 final class BatchProgress {
     let enabled: Bool
     let total: Int
-    let started = BatchProgress.now()
+    let started = SystemEnvironment.monotonicSeconds()
     var done = 0
     var pages = 0
 
@@ -194,7 +194,7 @@ final class BatchProgress {
 
     func draw(_ path: String) {
         guard enabled, total > 0 else { return }
-        let elapsed = Self.now() - started
+        let elapsed = SystemEnvironment.monotonicSeconds() - started
         let filled = min(30, done * 30 / total)
         let rate = elapsed > 0 ? Double(pages) / elapsed : 0
         var eta = "--:--"
@@ -207,12 +207,6 @@ final class BatchProgress {
     }
 
     func end() { if enabled { fputs("\r\u{1B}[K", stderr) } }
-
-    static func now() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
 }
 
 extension String {

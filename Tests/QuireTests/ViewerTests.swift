@@ -226,9 +226,11 @@ final class ViewerTests: XCTestCase {
 
         /// Waits (up to 20 s) for the file the shell writes the viewer's exit status to; "none" if it never comes.
         static func exitStatus(_ file: URL) -> String {
+            // `echo $? > file` creates the file before it writes the status: wait for the line.
             let deadline = Date().addingTimeInterval(20)
-            while !FileManager.default.fileExists(atPath: file.path) && Date() < deadline { usleep(50_000) }
-            return (try? String(contentsOf: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "none"
+            func read() -> String? { (try? String(contentsOf: file, encoding: .utf8)).flatMap { $0.hasSuffix("\n") ? $0 : nil } }
+            while read() == nil && Date() < deadline { usleep(50_000) }
+            return read()?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "none"
         }
 
         /// Waits (up to 60 s) until the status line shows a final total (no spinner), and returns the screen.
