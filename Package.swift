@@ -87,12 +87,14 @@ let package = Package(
             dependencies: ["QuireCore", "QuireImages", "QuirePreparation", "CGLib", "CFreeType", "CCairo", "CQuireDelayLoad"]),
         // The position map: pages tied to semantic positions (spine item + text offset, or PDF page).
         .target(name: "QuirePositions", dependencies: ["QuireCore", "QuireContainer", "QuireDocument", "QuireLayout"]),
+        // Settled chapters kept on disk between runs (batch profiles that differ only in paint, crashes).
+        .target(name: "QuireLayoutCache", dependencies: ["QuireCore", "QuireText", "QuireLayout", "QuirePositions", "CDeflate"]),
         // The public umbrella: `import Quire`.
         .target(
             name: "Quire",
             dependencies: [
                 "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages",
-                "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions",
+                "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions", "QuireLayoutCache",
             ]),
         // The terminal reader on the session API: probe, libchafa encoding, keys, status line.
         .target(name: "QuireViewer", dependencies: ["Quire", "QuireCore", "QuirePreparation", "CChafa"]),

@@ -144,26 +144,36 @@ extension ReflowPages {
         var allPages: [Page] = []
         if let paint = request.paint {
             let container = self.container
-            let result = layout.layout(jobs: request.jobs, buildItems: true) { [self] chapter in
-                record(chapter)
-                chapter.document = nil
-                guard streaming, !failure.failed else { return }
+            let kept = LockedValue<[Int: [Page]]>([:])
+            let next = LockedValue(0)
+            DispatchQueue.concurrentPerform(iterations: max(1, min(request.jobs, spineCount))) { _ in
+                let worker = LayoutWorker(drawing: true, shared: shaping)
                 let painter = Painter(resources: { try? container.read(path: $0) })
-                for index in chapter.pages.indices {
-                    do {
-                        try painter.writePNG(chapter.pages[index], settings: paint, to: out + "/pages/" + OutputFiles.provisionalName(chapter.spineIndex, index))
-                    } catch {
-                        failure.record(error)
+                while true {
+                    let spineIndex = next.takeNext()
+                    guard spineIndex < spineCount, !failure.failed else { break }
+                    let (chapter, summary) = settle(spineIndex, worker: worker, buildItems: true)
+                    record(summary)
+                    guard streaming else {
+                        kept.withLock { $0[spineIndex] = chapter.pages }
+                        continue
                     }
-                    chapter.pages[index].items = []
+                    // Painted here, on the layout worker: memory holds one chapter's display lists per worker.
+                    for index in chapter.pages.indices {
+                        do {
+                            try painter.writePNG(chapter.pages[index], settings: paint, to: out + "/pages/" + OutputFiles.provisionalName(spineIndex, index))
+                        } catch {
+                            failure.record(error)
+                        }
+                    }
+                    let count = done.takeNext() + 1
+                    request.progress?(count, spineCount, "chapters")
                 }
                 paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
-                let count = done.takeNext() + 1
-                request.progress?(count, spineCount, "chapters")
+                noteShaping(hits: worker.shaper.hits, misses: worker.shaper.misses)
             }
-            noteShaping(hits: result.shapingHits, misses: result.shapingMisses)
             if let error = failure.value { throw error }
-            if !streaming { allPages = result.chapters.flatMap(\.pages) }
+            if !streaming { allPages = kept.withLock { pages in (0..<spineCount).flatMap { pages[$0] ?? [] } } }
         }
         let chapters = summaries(jobs: request.jobs).map(\.layout)
         let pageCount = chapters.reduce(0) { $0 + $1.pages.count }

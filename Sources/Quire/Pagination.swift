@@ -62,6 +62,9 @@ public struct PaginationSettings: Sendable {
     /// PDF only: how pages are scaled (nil fits them to `layout.profile`) and prepared.
     public var pdfScale: PDFScale? = nil
     public var pdfPreparation = PagePreparation()
+    /// Settled chapters kept on disk (EPUB): a chapter found there is not laid out again, and
+    /// one laid out is stored. Not used with a custom `imageMeasurer`, whose answers it can't key.
+    public var layoutCache: LayoutCache? = nil
 
     public init(layout: LayoutSettings, profileName: String? = nil) {
         self.layout = layout
@@ -265,6 +268,14 @@ public final class Pagination: Sendable {
         switch engine {
         case .reflow(let pages): return pages.isDrawn(spineIndex)
         case .pdf: return true
+        }
+    }
+
+    /// Chapters this pagination laid out, and chapters it took from `settings.layoutCache` instead.
+    public var chapterCounts: (laidOut: Int, fromCache: Int) {
+        switch engine {
+        case .reflow(let pages): return pages.chapterCounts
+        case .pdf: return (0, 0)
         }
     }
 

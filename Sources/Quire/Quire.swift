@@ -35,6 +35,9 @@
 @_exported import struct QuireDocument.Position
 @_exported import enum QuirePositions.PositionsConvention
 @_exported import enum QuirePositions.Locate
+// The layout cache (batch runs, repeated paginations).
+@_exported import class QuireLayoutCache.LayoutCache
+@_exported import struct QuireLayoutCache.LayoutCacheCounts
 // Reports.
 @_exported import struct QuireStyle.CSSReport
 

@@ -4,6 +4,7 @@ import QuireCore
 import QuireDocument
 import QuireImages
 import QuireLayout
+import QuireLayoutCache
 import QuirePaint
 import QuirePositions
 import QuirePreparation
@@ -17,9 +18,11 @@ final class ReflowPages: Sendable {
     private let state = LockedValue(State())
     /// The book: its DOM-side lookups (CFI, XPointer, ids) and its hashes.
     private let book: Book
-    private let shaping = SharedShaping()
+    let shaping = SharedShaping()
     /// The navigation's targets, gathered once for every chapter's positions.
     private let targets: ChapterPositions.Targets
+    /// The layout settings' hash, for layout cache keys.
+    private let layoutHash: String
 
     /// What is kept of a settled chapter for every later question: its pages without display
     /// items (starts, ends, warnings, settling) and its positions (CFIs, XPointers, excerpts, ids).
@@ -42,6 +45,8 @@ final class ReflowPages: Sendable {
         var imageWarnings: [Int: [String]] = [:]
         var shapingHits = 0
         var shapingMisses = 0
+        var chaptersLaidOut = 0
+        var chaptersFromCache = 0
 
         var laidOut: Int { held.count + drawing.count }
         mutating func notePeak() { peak = max(peak, laidOut) }
@@ -52,6 +57,7 @@ final class ReflowPages: Sendable {
         self.container = container
         targets = ChapterPositions.Targets(container.publication)
         self.settings = settings
+        layoutHash = PositionMap.profile(settings.layout, name: nil).profileHash
         layout = try BookLayout(
             container: container, settings: settings.layout, settleLimits: settings.settleLimits, measurer: settings.imageMeasurer,
             knownImageSizes: settings.knownImageSizes)
@@ -61,6 +67,8 @@ final class ReflowPages: Sendable {
     var spineCount: Int { publication.spine.count }
 
     var laidOutChapters: (now: Int, peak: Int) { state.withLock { ($0.laidOut, $0.peak) } }
+
+    var chapterCounts: (laidOut: Int, fromCache: Int) { state.withLock { ($0.chaptersLaidOut, $0.chaptersFromCache) } }
 
     func isDrawn(_ spineIndex: Int) -> Bool { state.withLock { $0.held[spineIndex] != nil } }
 
@@ -85,8 +93,7 @@ final class ReflowPages: Sendable {
         }
         if let known { return known }
         let worker = LayoutWorker(drawing: false, shared: shaping)
-        let chapter = layout.settleChapter(spineIndex, worker: worker, buildItems: false)
-        let summary = summarize(chapter)
+        let summary = settle(spineIndex, worker: worker, buildItems: false).summary
         state.withLock { state in
             state.shapingHits += worker.shaper.hits
             state.shapingMisses += worker.shaper.misses
@@ -104,8 +111,7 @@ final class ReflowPages: Sendable {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let worker = LayoutWorker(drawing: false, shared: shaping)
             while let spineIndex = claimUncounted() {
-                let chapter = layout.settleChapter(spineIndex, worker: worker, buildItems: false)
-                let summary = summarize(chapter)
+                let summary = settle(spineIndex, worker: worker, buildItems: false).summary
                 state.withLock { state in
                     state.counting.remove(spineIndex)
                     state.summaries[spineIndex] = summary
@@ -135,16 +141,51 @@ final class ReflowPages: Sendable {
 
     var shapingCounts: (hits: Int, misses: Int) { state.withLock { ($0.shapingHits, $0.shapingMisses) } }
 
-    /// Records what a layout worker gathered for a chapter (the CLI's streaming render).
-    func record(_ chapter: ChapterLayout) {
-        let summary = summarize(chapter)
+    /// Records a chapter's summary gathered by a layout worker (the streaming render).
+    func record(_ summary: Summary) {
         state.withLock { state in
-            if state.summaries[chapter.spineIndex] == nil { state.summaries[chapter.spineIndex] = summary }
+            if state.summaries[summary.layout.spineIndex] == nil { state.summaries[summary.layout.spineIndex] = summary }
         }
     }
 
+    /// A chapter settled, with its summary: from the layout cache when it holds the chapter (with
+    /// display lists, when `buildItems`), else laid out here and stored there.
+    func settle(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool) -> (chapter: ChapterLayout, summary: Summary) {
+        let key = cacheKey(spineIndex)
+        if let key, let cache = settings.layoutCache,
+            let cached = cache.chapter(key, needItems: buildItems, face: { [layout] in layout.face(source: $0, bold: $1, italic: $2) })
+        {
+            state.withLock { $0.chaptersFromCache += 1 }
+            return (cached.layout, Summary(layout: Self.stripped(cached.layout), positions: cached.positions))
+        }
+        let chapter = layout.settleChapter(spineIndex, worker: worker, buildItems: buildItems)
+        let summary = summarize(chapter)
+        state.withLock { $0.chaptersLaidOut += 1 }
+        // A chapter whose images were not all measured may settle otherwise next time: not kept.
+        if let key, let cache = settings.layoutCache, chapter.settle.unresolved.isEmpty {
+            var kept = chapter
+            kept.document = nil
+            kept.crengineStyles = nil
+            cache.store(key, CachedChapter(layout: kept, positions: summary.positions, hasItems: buildItems))
+        }
+        return (chapter, summary)
+    }
+
+    /// The chapter's key in the layout cache: the book's content, its place in the spine and the
+    /// layout settings (nil without a cache, or with a custom measurer the key can't cover).
+    private func cacheKey(_ spineIndex: Int) -> String? {
+        guard settings.layoutCache != nil, settings.imageMeasurer == nil, let sha256 = try? book.identity().sha256 else { return nil }
+        let known = settings.knownImageSizes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
+        let extra = "passes=\(settings.settleLimits.maxPasses);budget=\(settings.settleLimits.timeBudget);known=\(known)"
+        return LayoutCache.key(bookSHA256: sha256, spineIndex: spineIndex, layoutHash: layoutHash, extra: extra)
+    }
+
     private func summarize(_ chapter: ChapterLayout) -> Summary {
-        let positions = ChapterPositions(chapter: chapter, container: container, targets: targets)
+        Summary(layout: Self.stripped(chapter), positions: ChapterPositions(chapter: chapter, container: container, targets: targets))
+    }
+
+    /// A chapter without its document and display lists: what a summary keeps.
+    private static func stripped(_ chapter: ChapterLayout) -> ChapterLayout {
         var stripped = chapter
         stripped.document = nil
         stripped.crengineStyles = nil
@@ -152,7 +193,7 @@ final class ReflowPages: Sendable {
             stripped.pages[index].items = []
             stripped.pages[index].lines = []
         }
-        return Summary(layout: stripped, positions: positions)
+        return stripped
     }
 
 
@@ -187,8 +228,8 @@ final class ReflowPages: Sendable {
             return nil
         }
         if let held { return held }
-        let chapter = layout.settleChapter(spineIndex, worker: LayoutWorker(drawing: true, shared: shaping))
-        let summary = state.withLock { $0.summaries[spineIndex] } ?? summarize(chapter)
+        let (chapter, settled) = settle(spineIndex, worker: LayoutWorker(drawing: true, shared: shaping), buildItems: true)
+        let summary = state.withLock { $0.summaries[spineIndex] } ?? settled
         var kept = chapter
         kept.document = nil
         state.withLock { state in

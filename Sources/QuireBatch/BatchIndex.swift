@@ -27,7 +27,7 @@ public enum BatchIndex {
         let item = result.item
         var members: [(String, JSON)] = [("path", .string(item.path)), ("profile", .string(item.profile.name))]
         switch result.outcome {
-        case .made(let pages, _, _), .skipped(let pages):
+        case .made(let pages, _, _, _, _), .skipped(let pages):
             members += [
                 ("status", .string("done")), ("sha256", .string(item.sha256)), ("settings", .string(item.profile.key)),
                 ("directory", .string(item.directory)), ("pageCount", .int(pages)),

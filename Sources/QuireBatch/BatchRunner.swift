@@ -11,8 +11,8 @@ import QuireCore
 
 /// What became of one item.
 public enum BatchOutcome: Sendable {
-    /// Laid out (and painted) by this run.
-    case made(pages: Int, painted: Int, seconds: Double)
+    /// Made by this run: its chapters laid out, or taken from the layout cache.
+    case made(pages: Int, painted: Int, seconds: Double, laidOut: Int, fromCache: Int)
     /// Finished before (by an earlier run or another shard): nothing was laid out.
     case skipped(pages: Int)
     /// The book cannot be rendered: the kind (missing, corrupt, drm, password, unsupported) and why.
@@ -33,6 +33,8 @@ public final class BatchRunner {
     public var didFinish: ((BatchResult) -> Void)?
     /// Pages painted so far in the item being made (for a progress bar).
     public var pageProgress: (@Sendable (Int, Int) -> Void)?
+    /// Settled chapters shared by every item (and run) at the same layout.
+    public var cache: LayoutCache?
 
     let host: String
     let pid = getpid()
@@ -40,7 +42,7 @@ public final class BatchRunner {
     public init(root: String, jobs: Int) throws {
         self.root = root
         self.jobs = jobs
-        host = Self.hostName()
+        host = SystemEnvironment.hostNameForFiles()
         do { try FileSystem.createDirectory(root) } catch { throw QuireError.cannotCreateOutput(path: root, reason: error.description) }
         guard access(root, W_OK) == 0 else { throw QuireError.cannotCreateOutput(path: root, reason: String(cString: strerror(errno))) }
     }
@@ -89,6 +91,7 @@ public final class BatchRunner {
             }
         }
         try BatchIndex.update(root: root, with: results)
+        cache?.trim()
         if let stop { throw stop }
         return results
     }
@@ -104,16 +107,20 @@ public final class BatchRunner {
         Self.removeTree(partial)
         let started = SystemEnvironment.monotonicSeconds()
         let report: WriteReport
+        var pagination: Pagination?
         do {
             let book = try Book.open(item.path, preloadHyphenation: item.profile.pagination.layout.hyphenation)
             // The file may have changed since it was hashed: the directory must hold what its name says.
             guard try book.identity().sha256 == item.sha256 else { throw QuireError.io("\(item.path) changed while the batch ran") }
-            let pagination = try Pagination(book, settings: item.profile.pagination)
+            var settings = item.profile.pagination
+            settings.layoutCache = cache
+            let laidOut = try Pagination(book, settings: settings)
+            pagination = laidOut
             var request = WriteRequest(directory: partial, paint: item.profile.paint)
             request.jobs = jobs
             let progress = pageProgress
             request.progress = { done, total, _ in progress?(done, total) }
-            report = try pagination.write(request)
+            report = try laidOut.write(request)
         } catch let error as QuireError where Self.stopsTheBatch(error) {
             Self.removeTree(partial)
             throw error
@@ -146,7 +153,8 @@ public final class BatchRunner {
             }
             return .skipped(pages: pages)
         }
-        return .made(pages: report.pageCount, painted: report.painted, seconds: seconds)
+        let chapters = pagination?.chapterCounts ?? (laidOut: 0, fromCache: 0)
+        return .made(pages: report.pageCount, painted: report.painted, seconds: seconds, laidOut: chapters.laidOut, fromCache: chapters.fromCache)
     }
 
     /// The page count of a finished item directory; nil when there is none.
@@ -197,12 +205,5 @@ public final class BatchRunner {
         } else {
             unlink(path)
         }
-    }
-
-    static func hostName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).map { $0 == "-" || $0 == "/" ? "_" : $0 }
-        return name.isEmpty ? "host" : String(name)
     }
 }

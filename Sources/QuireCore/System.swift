@@ -230,6 +230,14 @@ public struct SystemError: Error, CustomStringConvertible {
 public enum SystemEnvironment {
     public static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
+    /// This host's name with `-`, `.` and `/` made `_`, for file names that say which host wrote them.
+    public static func hostNameForFiles() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).map { $0 == "-" || $0 == "/" || $0 == "." ? "_" : $0 }
+        return name.isEmpty ? "host" : String(name)
+    }
+
     /// Seconds on the monotonic clock, for durations (never for outputs).
     public static func monotonicSeconds() -> Double {
         var now = timespec()

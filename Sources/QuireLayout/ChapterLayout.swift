@@ -72,6 +72,18 @@ public final class BookLayout: @unchecked Sendable {
 
     public var bookLanguage: String? { container.publication.metadata.languages.first }
 
+    /// A face named by its source, as a cached display list names it: a font file, or a book's
+    /// font by archive path. nil when it can no longer be loaded.
+    public func face(source: FontFace.Source, bold: Bool, italic: Bool) -> FontFace? {
+        switch source {
+        case .file(let path, let index):
+            return try? services.fonts.face(file: path, index: index, bold: bold, italic: italic)
+        case .memory(let name, _, let index):
+            guard index == 0 else { return nil }
+            return services.fonts.bookFace(name: name) { [container] in try container.read(path: name) }
+        }
+    }
+
     public struct Result: Sendable {
         public var chapters: [ChapterLayout]
         public var shapingHits: Int

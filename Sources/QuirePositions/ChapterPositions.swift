@@ -1,4 +1,5 @@
 import QuireContainer
+import QuireCore
 import QuireDocument
 import QuireLayout
 import QuireXML
@@ -94,5 +95,56 @@ public struct ChapterPositions: Sendable {
                 pagebreaks.append((label, document.textOffset(atElement: element.id)))
             }
         }
+    }
+}
+
+// The layout cache keeps a chapter's positions beside its pages (QuireCore's ByteWriter), so a
+// cached chapter needs neither layout nor its document parsed again.
+extension ChapterPositions {
+    public func encode(into writer: inout ByteWriter) {
+        for list in [starts, ends] {
+            writer.count(list.count)
+            for views in list {
+                writer.string(views.cfi)
+                writer.string(views.xpointer)
+            }
+        }
+        writer.count(excerpts.count)
+        for excerpt in excerpts {
+            writer.string(excerpt.before)
+            writer.string(excerpt.highlight)
+            writer.string(excerpt.after)
+        }
+        writer.count(pagebreaks.count)
+        for marker in pagebreaks {
+            writer.string(marker.label)
+            writer.int(marker.offset)
+        }
+        for offsets in [ids, cfiTargets] {
+            writer.count(offsets.count)
+            for (name, offset) in offsets.sorted(by: { $0.key < $1.key }) {
+                writer.string(name)
+                writer.int(offset)
+            }
+        }
+    }
+
+    public init(decoding reader: inout ByteReader) throws(ByteReader.Damaged) {
+        func views() throws(ByteReader.Damaged) -> [Views] {
+            try (0..<reader.count(itemSize: 2)).map { _ throws(ByteReader.Damaged) in Views(cfi: try reader.string(), xpointer: try reader.string()) }
+        }
+        func offsets() throws(ByteReader.Damaged) -> [String: Int] {
+            var offsets: [String: Int] = [:]
+            for _ in 0..<(try reader.count(itemSize: 2)) { offsets[try reader.string()] = try reader.int() }
+            return offsets
+        }
+        starts = try views()
+        ends = try views()
+        for _ in 0..<(try reader.count(itemSize: 3)) {
+            excerpts.append(Excerpt(before: try reader.string(), highlight: try reader.string(), after: try reader.string()))
+        }
+        for _ in 0..<(try reader.count(itemSize: 2)) { pagebreaks.append((label: try reader.string(), offset: try reader.int())) }
+        ids = try offsets()
+        cfiTargets = try offsets()
     }
 }

@@ -10,8 +10,8 @@ enum BatchCommand {
 
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(
-            arguments, valued: Arguments.limitFlags.union(["out", "profile", "profiles", "jobs", "shard", "shard-count", "json-log", "theme"]),
-            boolean: ["map-only", "gray", "dither", "quiet"])
+            arguments, valued: Arguments.limitFlags.union(["out", "profile", "profiles", "jobs", "shard", "shard-count", "json-log", "theme", "cache", "cache-size"]),
+            boolean: ["map-only", "gray", "dither", "quiet", "no-cache"])
         guard !options.positionals.isEmpty else { throw QuireError.usage("batch needs books, directories or @lists: quire batch INPUT... --out ROOT") }
         guard let root = options.value("out") else { throw QuireError.usage("batch needs --out ROOT") }
         let profiles = try self.profiles(options)
@@ -27,6 +27,13 @@ enum BatchCommand {
         guard !books.isEmpty else { throw QuireError.usage("no .epub or .pdf files in \(options.positionals.joined(separator: " "))") }
         let log = try options.value("json-log").map(JSONLog.init(path:))
         let runner = try BatchRunner(root: root, jobs: jobs)
+        if !options.flag("no-cache") {
+            guard options.value("cache") == nil || options.value("cache") != "" else { throw QuireError.usage("--cache needs a directory") }
+            let size = try options.value("cache-size").map(parseSize) ?? defaultCacheSize
+            runner.cache = try LayoutCache(directory: options.value("cache") ?? root + "/.cache", maxBytes: size)
+        } else if options.value("cache") != nil || options.value("cache-size") != nil {
+            throw QuireError.usage("--no-cache takes neither --cache nor --cache-size")
+        }
         let (items, unreadable) = BatchRunner.items(books: books, profiles: profiles, shard: shard)
         let bar = BatchProgress(enabled: isatty(2) == 1 && !options.flag("quiet"), total: items.count)
         runner.willStart = { number, total, item in
@@ -52,7 +59,8 @@ enum BatchCommand {
         let summary = Summary(results)
         log?.write([
             ("event", .string("summary")), ("made", .int(summary.made)), ("skipped", .int(summary.skipped)), ("failed", .int(summary.failed.count)),
-            ("rendered", .int(summary.made)), ("pages", .int(summary.pages)), ("seconds", .double((seconds * 1000).rounded() / 1000)),
+            ("rendered", .int(summary.made)), ("pages", .int(summary.pages)), ("chaptersLaidOut", .int(summary.laidOut)),
+            ("chaptersFromCache", .int(summary.fromCache)), ("seconds", .double((seconds * 1000).rounded() / 1000)),
         ])
         if !options.flag("quiet") { fputs(summary.table(seconds: seconds, root: root, shard: shard), stderr) }
         if !summary.failed.isEmpty { exit(exitSomeFailed) }
@@ -104,13 +112,30 @@ enum BatchCommand {
         return profiles
     }
 
+    static let defaultCacheSize: Int64 = 4 << 30
+
+    /// `500M`, `4G`, `1T` or plain bytes.
+    static func parseSize(_ text: String) throws -> Int64 {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = text.uppercased()
+        var unit: Int64 = 1
+        if let last = digits.last, let scale = units[last] {
+            unit = scale
+            digits.removeLast()
+        }
+        guard let value = Int64(digits), value > 0, value <= Int64.max / unit else {
+            throw QuireError.usage("--cache-size takes a size such as 500M or 4G, not '\(text)'")
+        }
+        return value * unit
+    }
+
     static func logLine(_ result: BatchResult) -> [(String, JSON)] {
         var line: [(String, JSON)] = [("path", .string(result.item.path)), ("profile", .string(result.item.profile.name))]
         switch result.outcome {
-        case .made(let pages, let painted, let seconds):
+        case .made(let pages, let painted, let seconds, let laidOut, let fromCache):
             line = [("event", .string("made"))] + line + [
                 ("directory", .string(result.item.directory)), ("pages", .int(pages)), ("painted", .int(painted)),
-                ("seconds", .double((seconds * 1000).rounded() / 1000)),
+                ("chaptersLaidOut", .int(laidOut)), ("chaptersFromCache", .int(fromCache)), ("seconds", .double((seconds * 1000).rounded() / 1000)),
             ]
         case .skipped(let pages):
             line = [("event", .string("skipped"))] + line + [("directory", .string(result.item.directory)), ("pages", .int(pages))]
@@ -124,14 +149,18 @@ enum BatchCommand {
         var made = 0
         var skipped = 0
         var pages = 0
+        var laidOut = 0
+        var fromCache = 0
         var failed: [BatchResult] = []
 
         init(_ results: [BatchResult]) {
             for result in results {
                 switch result.outcome {
-                case .made(let count, _, _):
+                case .made(let count, _, _, let chapters, let cached):
                     made += 1
                     pages += count
+                    laidOut += chapters
+                    fromCache += cached
                 case .skipped: skipped += 1
                 case .failed: failed.append(result)
                 }
@@ -142,6 +171,7 @@ enum BatchCommand {
             var text = "quire batch\(shard.count > 1 ? " (shard \(shard))" : ""): \(made) made, \(skipped) already done, \(failed.count) failed → \(root)/\n"
             let rate = seconds > 0 ? Double(pages) / seconds : 0
             text += "  \(pages) pages made in \(fixedDecimals(seconds, 1)) s (\(fixedDecimals(rate, 1)) pages/s)\n"
+            if laidOut + fromCache > 0 { text += "  chapters: \(laidOut) laid out, \(fromCache) from the layout cache\n" }
             if !failed.isEmpty {
                 text += "  failed:\n"
                 for result in failed {
@@ -188,7 +218,7 @@ final class BatchProgress {
 
     func finish(_ result: BatchResult) {
         done += 1
-        if case .made(let count, _, _) = result.outcome { pages += count }
+        if case .made(let count, _, _, _, _) = result.outcome { pages += count }
         draw(result.item.path)
     }
 
