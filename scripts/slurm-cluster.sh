@@ -32,6 +32,13 @@ for tool in munged slurmctld slurmd sbatch sinfo; do
 done
 
 host=$(hostname -s)
+# slurmstepd makes a Unix socket per job step under the spool directory; its path must fit
+# sun_path (108 bytes), so a long DIR makes every job fail to launch and sit "held".
+socket="$dir/spool/d/${host}_4294967294.4294967294"
+if [ ${#socket} -gt 107 ]; then
+  echo "slurm-cluster: $dir is too long for slurmstepd's socket paths (${#socket} > 107 bytes); use a shorter directory" >&2
+  exit 64
+fi
 cpus=$(nproc)
 memory=$(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1024 - 512))
 mkdir -p "$dir/munge" "$dir/spool/ctld" "$dir/spool/d" "$dir/log" /run/munge

@@ -54,6 +54,8 @@ final class BatchTests: XCTestCase {
         var files: [String: Data] = [:]
         let enumerator = try XCTUnwrap(FileManager.default.enumerator(atPath: root.path))
         while let relative = enumerator.nextObject() as? String {
+            // The layout cache is the run's working memory, not its output.
+            if relative == ".cache" || relative.hasPrefix(".cache/") { continue }
             let url = root.appendingPathComponent(relative)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
@@ -101,6 +103,7 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(again.status, 75)
         let summary = try XCTUnwrap(try String(contentsOf: log, encoding: .utf8).split(separator: "\n").last.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
         XCTAssertEqual(summary["made"] as? Int, 0, "\(summary)")
+        XCTAssertEqual(summary["chaptersLaidOut"] as? Int, 0, "\(summary)")
         XCTAssertEqual(summary["skipped"] as? Int, 6)
         XCTAssertEqual(summary["failed"] as? Int, 4)
         // Another setting (painted, dark) is other work in other directories; a changed book is done again.
@@ -167,7 +170,83 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try batch(arguments.dropLast() + ["--out", killed.path]).status, 75)
         let tree = try Self.tree(killed)
         XCTAssertEqual(tree.keys.filter { $0.contains(".partial-") || $0.contains(".tmp-") }, [], "no leftovers")
+        let cacheFiles = FileManager.default.enumerator(atPath: killed.appendingPathComponent(".cache").path)?.allObjects as? [String] ?? []
+        XCTAssertEqual(cacheFiles.filter { $0.contains(".tmp-") }, [], "the killed runs' half-written cache entries are cleared")
         XCTAssertEqual(tree, try Self.tree(clean))
+    }
+
+    /// The summary line of a JSON log.
+    static func summary(_ log: URL) throws -> [String: Any] {
+        let last = try XCTUnwrap(try String(contentsOf: log, encoding: .utf8).split(separator: "\n").last)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+    }
+
+    /// A second profile at the same geometry, only painted otherwise, lays out nothing: its pages
+    /// are painted from the cached display lists, byte for byte as without the cache. A damaged
+    /// entry is a miss, and the cache keeps to its bound.
+    func testLayoutCacheSkipsLayoutForAProfileThatOnlyPaintsOtherwise() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let books = try Self.library(directory)
+        let root = directory.appendingPathComponent("root")
+        let log = directory.appendingPathComponent("log.jsonl")
+        func run(_ root: URL, _ settings: [String]) throws -> [String: Any] {
+            try? FileManager.default.removeItem(at: log)
+            let result = try batch([books.path, "--out", root.path, "--json-log", log.path] + settings)
+            XCTAssertEqual(result.status, 75, result.stderr)
+            return try Self.summary(log)
+        }
+        let gray = try run(root, ["--profile", "eink-6", "--gray"])
+        let chapters = try XCTUnwrap(gray["chaptersLaidOut"] as? Int)
+        XCTAssertGreaterThanOrEqual(chapters, 3, "\(gray)")
+        XCTAssertEqual(gray["chaptersFromCache"] as? Int, 0)
+
+        let dark = try run(root, ["--profile", "eink-6", "--theme", "dark"])
+        XCTAssertEqual(dark["made"] as? Int, 3, "\(dark)")
+        XCTAssertEqual(dark["chaptersLaidOut"] as? Int, 0, "a theme and colour apart: no layout, \(dark)")
+        XCTAssertEqual(dark["chaptersFromCache"] as? Int, chapters)
+        let mapOnly = try run(root, ["--profile", "eink-6", "--map-only"])
+        XCTAssertEqual(mapOnly["chaptersLaidOut"] as? Int, 0, "\(mapOnly)")
+
+        let uncached = directory.appendingPathComponent("uncached")
+        let fresh = try run(uncached, ["--profile", "eink-6", "--theme", "dark", "--no-cache"])
+        XCTAssertEqual(fresh["chaptersLaidOut"] as? Int, chapters)
+        let key = try Self.itemKey(root, profile: "eink-6-dark")
+        let freshTree = try Self.tree(uncached)
+        XCTAssertGreaterThan(freshTree.keys.filter { $0.hasSuffix(".png") }.count, 3)
+        XCTAssertEqual(
+            try Self.tree(root).filter { $0.key.contains("/" + key + "/") }, freshTree.filter { $0.key.contains("/" + key + "/") },
+            "pages painted from the cache are the pages of a fresh layout")
+
+        // A damaged entry is laid out again, and the output is the same.
+        let cache = root.appendingPathComponent(".cache")
+        let entries = (FileManager.default.enumerator(atPath: cache.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".qlc") }.sorted()
+        XCTAssertEqual(entries.count, chapters)
+        let damaged = cache.appendingPathComponent(entries[0])
+        var bytes = try Data(contentsOf: damaged)
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: damaged)
+        let again = directory.appendingPathComponent("again")
+        let repaired = try run(again, ["--profile", "eink-6", "--theme", "dark", "--cache", cache.path])
+        XCTAssertEqual(repaired["chaptersLaidOut"] as? Int, 1, "\(repaired)")
+        XCTAssertEqual(try Self.tree(again), freshTree)
+
+        // Bounded: with a small --cache-size the least recently used entries go.
+        let small = directory.appendingPathComponent("small")
+        _ = try run(small, ["--profile", "phone", "--map-only", "--cache-size", "6K"])
+        let kept = (FileManager.default.enumerator(atPath: small.appendingPathComponent(".cache").path)?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".qlc") }
+            .map { (try? FileManager.default.attributesOfItem(atPath: small.appendingPathComponent(".cache/" + $0).path)[.size] as? Int) ?? 0 }
+        XCTAssertLessThanOrEqual(kept.reduce(0, +), 6 * 1024, "\(kept)")
+        XCTAssertEqual(try batch([books.path, "--out", small.path, "--cache-size", "lots"]).status, 64)
+    }
+
+    /// The directory name of a profile's items (the same for every book).
+    static func itemKey(_ root: URL, profile: String) throws -> String {
+        let index = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("index.json"))) as? [String: Any])
+        let items = try XCTUnwrap(index["items"] as? [[String: Any]])
+        let item = try XCTUnwrap(items.first { $0["profile"] as? String == profile && $0["status"] as? String == "done" }, "\(items)")
+        return String(try XCTUnwrap(item["directory"] as? String).split(separator: "/").last!)
     }
 }
 
@@ -176,4 +255,71 @@ final class LockedStatuses: @unchecked Sendable {
     private var values: [Int: Int32] = [:]
     func set(_ key: Int, _ value: Int32) { lock.lock(); values[key] = value; lock.unlock() }
     var all: [Int32] { lock.lock(); defer { lock.unlock() }; return values.keys.sorted().map { values[$0]! } }
+}
+
+/// A real scheduler: a one-node Slurm cluster (scripts/slurm-cluster.sh) runs a job array of
+/// `quire batch --shard auto`, and the four tasks together make exactly one unsharded run's tree.
+final class SlurmBatchTests: XCTestCase {
+    func testSlurmArrayMakesTheTreeOfOneRun() throws {
+        guard getuid() == 0 else {
+            throw XCTSkip("the one-node Slurm cluster runs its daemons as root (SlurmUser=root); run the suite as root")
+        }
+        let corpusBooks = [
+            try TestSupport.corpusFile("misc-epubs/epubjs-alice.epub"),
+            try TestSupport.corpusFile("misc-epubs/thorium-large-tables.epub"),
+            try TestSupport.corpusFile("standardebooks/jane-austen_pride-and-prejudice.epub"),
+        ]
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let books = try BatchTests.library(directory)
+        for book in corpusBooks {
+            try FileManager.default.copyItem(at: book, to: books.appendingPathComponent(book.lastPathComponent))
+        }
+        // Short: slurmstepd's socket paths under the spool directory must fit in 108 bytes.
+        var template = Array("/tmp/quire-slurm-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw XCTSkip("mkdtemp: \(String(cString: strerror(errno)))") }
+        let cluster = URL(fileURLWithPath: String(cString: made))
+        defer { try? FileManager.default.removeItem(at: cluster) }
+        let script = TestSupport.packageRoot.appendingPathComponent("scripts/slurm-cluster.sh").path
+        let started = ViewerTests.shell("/bin/bash '\(script)' start '\(cluster.path)' 2>&1")
+        defer { _ = ViewerTests.shell("/bin/bash '\(script)' stop '\(cluster.path)' 2>&1") }
+        guard started.status == 0 else {
+            XCTFail("Slurm did not start (status \(started.status)): \(started.output)")
+            return
+        }
+
+        let whole = directory.appendingPathComponent("whole")
+        let sharded = directory.appendingPathComponent("sharded")
+        let settings = ["--profile", "eink-6,phone", "--map-only"]
+        let one = try BatchTests.batch([books.path, "--out", whole.path] + settings)
+        XCTAssertEqual(one.status, 75, "the damaged and the DRM book fail: " + one.stderr)
+
+        // Each task runs one shard; exit 75 (some books failed) is the expected result, so the
+        // job script reports it as success and anything else as the task's failure.
+        let job = cluster.appendingPathComponent("job.sh")
+        let command = ([TestSupport.quireBinary.path, "batch", books.path, "--out", sharded.path] + settings + ["--shard", "auto", "--quiet", "--jobs", "1"])
+            .map { "'\($0)'" }.joined(separator: " ")
+        try """
+            #!/bin/bash
+            echo "task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT"
+            \(command)
+            status=$?
+            echo "quire batch exit $status"
+            [ $status = 0 ] || [ $status = 75 ]
+
+            """.write(to: job, atomically: true, encoding: .utf8)
+        chmod(job.path, 0o755)
+        let submit = "cd '\(cluster.path)' && SLURM_CONF='\(cluster.path)/slurm.conf' timeout 300 sbatch --wait --array=0-3 --cpus-per-task=1 --mem=500M -o '\(cluster.path)/task-%a.out' '\(job.path)' 2>&1 </dev/null"
+        let submitted = ViewerTests.shell(submit)
+        let outputs = (0..<4).map { (try? String(contentsOf: cluster.appendingPathComponent("task-\($0).out"), encoding: .utf8)) ?? "(no output)" }
+        XCTAssertEqual(submitted.status, 0, "sbatch --wait: \(submitted.output)\n" + outputs.joined(separator: "\n")
+            + ViewerTests.shell("SLURM_CONF='\(cluster.path)/slurm.conf' squeue 2>&1; tail -20 '\(cluster.path)/log/slurmctld.log' '\(cluster.path)/log/slurmd.log'").output)
+        for (task, output) in outputs.enumerated() {
+            XCTAssertTrue(output.contains("task \(task) of 4"), output)
+            XCTAssertTrue(output.contains("quire batch exit 75") || output.contains("quire batch exit 0"), output)
+        }
+        let expected = try BatchTests.tree(whole)
+        XCTAssertGreaterThan(expected.keys.filter { $0.hasSuffix("positions.json") }.count, 8)
+        XCTAssertEqual(try BatchTests.tree(sharded), expected)
+    }
 }
