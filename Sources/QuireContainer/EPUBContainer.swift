@@ -26,7 +26,10 @@ public final class EPUBContainer: Sendable {
         case .pdf: throw QuireError.unsupported("PDF input is not yet supported: \(path)")
         case .zip: break
         case .empty: throw QuireError.notAnEPUB("\(path) is empty")
-        case .other: throw QuireError.notAnEPUB("\(path) is not a zip archive")
+        case .other:
+            // A later part of a split zip starts with another part's data, not a zip header.
+            if let disk = ZipArchive.multiPartDisk(path) { throw ZipArchive.multiPartError(path, disk: disk) }
+            throw QuireError.notAnEPUB("\(path) is not a zip archive")
         }
         let archive = try ZipArchive(path: path, limits: limits)
         return try EPUBContainer(archive: archive, limits: limits, metadataRead: metadataRead)
@@ -89,20 +92,30 @@ public final class EPUBContainer: Sendable {
         }
         warnings += packageTree.warnings
         var parser = PackageDocumentParser(tree: packageTree, packagePath: packagePath)
-        let package = try parser.parse()
+        var package = try parser.parse()
         warnings += parser.warnings
         metadataRead(package.metadata)
 
         // Spine documents are required; every other missing resource is only a warning.
         let manifestByID = Dictionary(package.manifest.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for spineItem in package.spine {
+        for (index, spineItem) in package.spine.enumerated() {
             let item = manifestByID[spineItem.idref]!
             guard let path = item.path else {
                 throw QuireError.missingResource(href: item.href, context: "spine item '\(item.id)' is outside the container")
             }
-            guard archive.contains(path) else {
+            guard !archive.contains(path) else { continue }
+            // A missing spine resource with a manifest fallback shows the first fallback that is there.
+            var seen: Set<String> = [item.id]
+            var candidate = item.fallback.flatMap { manifestByID[$0] }
+            while let fallback = candidate, seen.insert(fallback.id).inserted {
+                if let fallbackPath = fallback.path, archive.contains(fallbackPath) { break }
+                candidate = fallback.fallback.flatMap { manifestByID[$0] }
+            }
+            guard let fallback = candidate, let fallbackPath = fallback.path, archive.contains(fallbackPath) else {
                 throw QuireError.missingResource(href: item.href, context: "spine item '\(item.id)' is not in the archive")
             }
+            warnings.append(Warning("missing-resource", "spine item '\(item.id)' (\(item.href)) is not in the archive; its fallback '\(fallback.id)' (\(fallback.href)) is shown"))
+            package.spine[index].idref = fallback.id
         }
         let spineIDs = Set(package.spine.map(\.idref))
         for item in package.manifest where !spineIDs.contains(item.id) {

@@ -201,10 +201,37 @@ public final class ZipArchive: @unchecked Sendable {
         }
     }
 
+    /// The part number a zip's end record gives, when it says the archive is split (nonzero).
+    static func multiPartDisk(_ path: String) -> Int? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        guard fseek(file, 0, SEEK_END) == 0 else { return nil }
+        let size = ftell(file)
+        let tail = min(size, 22 + 65535)
+        guard tail >= 22, fseek(file, size - tail, SEEK_SET) == 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: tail)
+        guard bytes.withUnsafeMutableBytes({ fread($0.baseAddress, 1, tail, file) }) == tail else { return nil }
+        // The end record: its signature, and a comment length that reaches the end of the file.
+        for at in stride(from: tail - 22, through: 0, by: -1)
+        where bytes[at] == 0x50 && bytes[at + 1] == 0x4B && bytes[at + 2] == 5 && bytes[at + 3] == 6
+            && at + 22 + (Int(bytes[at + 20]) | Int(bytes[at + 21]) << 8) == tail
+        {
+            let disk = Int(bytes[at + 4]) | Int(bytes[at + 5]) << 8
+            return disk == 0 ? nil : disk
+        }
+        return nil
+    }
+
+    static func multiPartError(_ path: String, disk: Int) -> QuireError {
+        .unsupported("\(path) is part \(disk + 1) of a multi-part (split) zip archive, whose other parts hold the rest of the book; an EPUB is one archive")
+    }
+
     private static func openError(code: Int32, path: String) -> QuireError {
         switch code {
         case ZIP_ER_NOENT: return .notFound(path: path)
-        case ZIP_ER_NOZIP: return .notAnEPUB("\(path) is not a zip archive")
+        case ZIP_ER_NOZIP, ZIP_ER_MULTIDISK:
+            if let disk = multiPartDisk(path) { return multiPartError(path, disk: disk) }
+            return .notAnEPUB("\(path) is not a zip archive")
         case ZIP_ER_INCONS: return .corruptArchive("\(path): inconsistent zip structure (truncated or damaged)")
         case ZIP_ER_OPEN, ZIP_ER_READ, ZIP_ER_SEEK:
             return .cannotOpen(path: path, reason: zipErrorString(code))

@@ -1,4 +1,5 @@
 import Foundation
+import Quire
 import XCTest
 
 /// The W3C reading-system suite (../shared/corpus/w3c-epub-tests-suite): no publication crashes
@@ -26,5 +27,22 @@ final class W3CSuiteTests: XCTestCase {
             }
         }
         print("note: W3C suite: \(books.count) publications, \(books.count - refused.count) laid out, refused: \(refused.joined(separator: ", "))")
+    }
+
+    /// A spine item whose resource is missing shows its manifest fallback (with a warning); one
+    /// part of a split zip is refused as unsupported, saying why, not as "not a zip".
+    func testMissingSpineResourceShowsItsFallbackAndASplitZipIsRefused() throws {
+        let suite = "w3c-epub-tests-suite/"
+        let book = try Book.open(try TestSupport.corpusFile(suite + "lay-pp-spine-overrides_image-spine-reflow.epub").path)
+        XCTAssertTrue(book.warnings.contains { $0.code == "missing-resource" && $0.message.contains("fallback 'page_002'") }, "\(book.warnings)")
+        let pagination = try Pagination(book, settings: try PaginationSettings(profile: "phone"))
+        XCTAssertEqual(pagination.chapterCount, 3)
+        XCTAssertEqual(try pagination.startLocator(of: PageAddress(spineIndex: 1, index: 0)).href, "EPUB/page_002.xhtml")
+
+        let split = try TestSupport.corpusFile(suite + "ocf-zip-mult.epub").path
+        XCTAssertThrowsError(try Book.open(split)) { error in
+            guard case .unsupported(let reason) = BookFailure(error) else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("part 2 of a multi-part (split) zip archive"), reason)
+        }
     }
 }
