@@ -94,3 +94,5 @@ echo "== quire view, live War and Peace in a 160x50 pseudo-terminal (symbols; no
 python3 scripts/bench-viewer.py "$QUIRE" "$WP" --cols 160 --rows 50 --runs "$RUNS" --turns 20
 
 bash scripts/bench-pdf.sh
+
+bash scripts/bench-batch.sh

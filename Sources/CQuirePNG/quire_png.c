@@ -1,4 +1,5 @@
 #include "quire_png.h"
+#include <errno.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -12,9 +13,15 @@ typedef struct {
 } WriteContext;
 
 static void on_error(png_structp png, png_const_charp message) {
+    int saved = errno;
     WriteContext *context = (WriteContext *)png_get_error_ptr(png);
     if (context->error && context->capacity) {
-        snprintf(context->error, context->capacity, "%s", message);
+        // libpng's own writer says only "Write Error": the system's reason (a full disk) is in errno.
+        if (strcmp(message, "Write Error") == 0 && saved != 0) {
+            snprintf(context->error, context->capacity, "%s", strerror(saved));
+        } else {
+            snprintf(context->error, context->capacity, "%s", message);
+        }
     }
     longjmp(context->jump, 1);
 }
@@ -75,7 +82,7 @@ int quire_png_write(const char *path, const uint8_t *pixels, int width, int heig
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
     if (fclose(file) != 0) {
-        if (error) snprintf(error, error_capacity, "cannot finish writing %s", path);
+        if (error) snprintf(error, error_capacity, "cannot finish writing %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -248,7 +255,7 @@ static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int
     png_destroy_write_struct(&png, &info);
     free(gray_row);
     if (fclose(file) != 0) {
-        if (error) snprintf(error, error_capacity, "cannot finish writing %s", name);
+        if (error) snprintf(error, error_capacity, "cannot finish writing %s: %s", name, strerror(errno));
         return -1;
     }
     return 0;

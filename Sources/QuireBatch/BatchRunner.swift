@@ -90,9 +90,13 @@ public final class BatchRunner {
                 break
             }
         }
-        try BatchIndex.update(root: root, with: results)
         cache?.trim()
-        if let stop { throw stop }
+        // The error that stopped the batch is the one to report, even if the index can't be written either.
+        if let stop {
+            try? BatchIndex.update(root: root, with: results)
+            throw stop
+        }
+        try BatchIndex.update(root: root, with: results)
         return results
     }
 

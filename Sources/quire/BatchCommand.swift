@@ -7,11 +7,14 @@ import QuireCore
 /// the work is QuireBatch's.
 enum BatchCommand {
     static let exitSomeFailed: Int32 = 75
+    /// Geometry and reading settings, as `quire render` takes them, applied to every profile.
+    static let readingSettings: Set<String> = ["size", "dpi", "font-size", "margin", "line-height", "font", "align", "user-css"]
 
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(
-            arguments, valued: Arguments.limitFlags.union(["out", "profile", "profiles", "jobs", "shard", "shard-count", "json-log", "theme", "cache", "cache-size"]),
-            boolean: ["map-only", "gray", "dither", "quiet", "no-cache"])
+            arguments, valued: Arguments.limitFlags.union(["out", "profile", "profiles", "jobs", "shard", "shard-count", "json-log", "theme", "cache", "cache-size"])
+                .union(readingSettings),
+            boolean: ["map-only", "gray", "dither", "quiet", "no-cache", "no-hyphenation", "no-publisher-styles"])
         guard !options.positionals.isEmpty else { throw QuireError.usage("batch needs books, directories or @lists: quire batch INPUT... --out ROOT") }
         guard let root = options.value("out") else { throw QuireError.usage("batch needs --out ROOT") }
         let profiles = try self.profiles(options)
@@ -78,20 +81,28 @@ enum BatchCommand {
             let profiles = try list.map { entry -> BatchProfile in
                 guard let name = entry["profile"] as? String else { throw QuireError.usage("\(file): every entry needs a \"profile\"") }
                 return try profile(
-                    named: name, label: entry["name"] as? String, theme: entry["theme"] as? String, gray: entry["gray"] as? Bool ?? false,
-                    dither: entry["dither"] as? Bool ?? false, mapOnly: entry["mapOnly"] as? Bool ?? false)
+                    named: name, label: entry["name"] as? String, options: options, theme: entry["theme"] as? String,
+                    gray: entry["gray"] as? Bool ?? false, dither: entry["dither"] as? Bool ?? false, mapOnly: entry["mapOnly"] as? Bool ?? false)
             }
             return try unique(profiles)
         }
         let names = options.values("profile").flatMap { $0.split(separator: ",").map(String.init) }
+        // --size makes one page geometry of its own, named by it.
+        if options.value("size") != nil {
+            guard names.isEmpty else { throw QuireError.usage("--size makes one custom profile; give it without --profile") }
+            return [try profile(named: nil, label: nil, options: options, theme: options.value("theme"), gray: options.flag("gray"), dither: options.flag("dither"), mapOnly: options.flag("map-only"))]
+        }
         return try unique(
             (names.isEmpty ? ["kobo-clara"] : names).map {
-                try profile(named: $0, label: nil, theme: options.value("theme"), gray: options.flag("gray"), dither: options.flag("dither"), mapOnly: options.flag("map-only"))
+                try profile(named: $0, label: nil, options: options, theme: options.value("theme"), gray: options.flag("gray"), dither: options.flag("dither"), mapOnly: options.flag("map-only"))
             })
     }
 
-    static func profile(named name: String, label: String?, theme: String?, gray: Bool, dither: Bool, mapOnly: Bool) throws -> BatchProfile {
-        let pagination = try PaginationSettings(profile: name)
+    /// A named profile (nil: the custom geometry of --size) with the command line's reading settings.
+    static func profile(named given: String?, label: String?, options: Arguments, theme: String?, gray: Bool, dither: Bool, mapOnly: Bool) throws -> BatchProfile {
+        let (layout, profileName) = try RenderCommand.settings(options, profileName: given)
+        let name = given ?? options.value("size") ?? "custom"
+        let pagination = PaginationSettings(layout: layout, profileName: profileName)
         guard !mapOnly else { return BatchProfile(name: label ?? name + "-map", pagination: pagination, paint: nil) }
         var paint = PaintSettings()
         if let theme {

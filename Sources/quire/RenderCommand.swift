@@ -10,10 +10,12 @@ enum RenderCommand {
     ])
     static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet", "crop"]
 
-    static func settings(_ options: Arguments) throws -> (LayoutSettings, String?) {
+    /// The geometry and reading settings of --profile (or `profileName`, for a batch's profiles)
+    /// with --size, --dpi, --font-size, --margin, --line-height, --font, --align and the rest.
+    static func settings(_ options: Arguments, profileName named: String? = nil) throws -> (LayoutSettings, String?) {
         var profile = PageProfile.named("kobo-clara")!
         var profileName: String? = "kobo-clara"
-        if let name = options.value("profile") {
+        if let name = named ?? options.value("profile") {
             guard let named = PageProfile.named(name) else {
                 throw QuireError.usage("unknown profile '\(name)' (see quire profiles)")
             }

@@ -27,6 +27,8 @@ let usage = """
                               ROOT/<book sha256>/<settings>/ with ROOT/index.json; re-runs skip what is done
           [--profile NAME ... | --profiles FILE] [--theme T] [--gray] [--dither] [--map-only]
           [--jobs N] [--shard K/N | --shard auto [--shard-count N]] [--json-log FILE] [--quiet]
+          [--cache DIR] [--cache-size SIZE] [--no-cache]  settled chapters kept for other profiles
+                              at the same page geometry (default ROOT/.cache, 4G, least recently used go)
       profiles                the named device profiles
       css-report BOOK [--json] every declaration of the book's CSS: applied, unsupported or invalid
       locate MAP QUERY [--json] [--book BOOK]

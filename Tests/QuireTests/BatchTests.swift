@@ -241,6 +241,46 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try batch([books.path, "--out", small.path, "--cache-size", "lots"]).status, 64)
     }
 
+    /// A full disk stops the batch with one clear error (73) and nothing that looks finished; with
+    /// room again, the next run completes. A small tmpfs is the full disk (mounting needs root).
+    func testFullDiskStopsCleanlyAndTheNextRunCompletes() throws {
+        guard getuid() == 0 else { throw XCTSkip("mounting a small tmpfs needs root") }
+        let book = try TestSupport.corpusFile("standardebooks/jane-austen_pride-and-prejudice.epub")
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let disk = directory.appendingPathComponent("disk")
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        let mounted = ViewerTests.shell("mount -t tmpfs -o size=1m tmpfs '\(disk.path)' 2>&1")
+        guard mounted.status == 0 else { return XCTFail("cannot mount a tmpfs: \(mounted.output)") }
+        defer { _ = ViewerTests.shell("umount '\(disk.path)' 2>&1") }
+        let root = disk.appendingPathComponent("root")
+        let arguments = [book.path, "--out", root.path, "--profile", "phone,eink-6"]
+
+        let full = try batch(arguments)
+        XCTAssertEqual(full.status, 73, full.stderr)
+        XCTAssertTrue(full.stderr.contains("No space left on device"), full.stderr)
+        XCTAssertEqual(full.stderr.split(separator: "\n").count, 1, "one error line: \(full.stderr)")
+        var looksFinished: [String] = []
+        var leftovers: [String] = []
+        for case let relative as String in FileManager.default.enumerator(atPath: root.path)?.allObjects ?? [] {
+            if relative.contains(".partial-") || relative.hasSuffix(".tmp") || relative.contains(".tmp-") { leftovers.append(relative) }
+            let parts = relative.split(separator: "/")
+            if parts.count == 2, !parts[0].hasPrefix("."), !parts[1].hasPrefix("."), !FileManager.default.fileExists(atPath: root.path + "/" + relative + "/done.json") {
+                looksFinished.append(relative)
+            }
+        }
+        XCTAssertEqual(looksFinished, [], "an item directory without done.json")
+        XCTAssertEqual(leftovers.filter { !$0.hasPrefix(".cache/") }, [], "half-written output")
+
+        let grown = ViewerTests.shell("mount -o remount,size=256m '\(disk.path)' 2>&1")
+        XCTAssertEqual(grown.status, 0, grown.output)
+        let again = try batch(arguments)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let index = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("index.json"))) as? [String: Any])
+        let items = try XCTUnwrap(index["items"] as? [[String: Any]])
+        XCTAssertEqual(items.map { $0["status"] as? String }, ["done", "done"], "\(items)")
+    }
+
     /// The directory name of a profile's items (the same for every book).
     static func itemKey(_ root: URL, profile: String) throws -> String {
         let index = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("index.json"))) as? [String: Any])

@@ -49,7 +49,7 @@ _quire() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "info render locate view progress css-report profiles help" -- "$cur"))
+            COMPREPLY=($(compgen -W "info render locate view progress batch css-report profiles help" -- "$cur"))
         fi
         return
     fi
@@ -83,8 +83,14 @@ _quire() {
         --open-at)
             COMPREPLY=($(compgen -W "last" -- "$cur"))
             return ;;
-        --out)
+        --out | --cache)
             _quire_directories
+            return ;;
+        --shard)
+            COMPREPLY=($(compgen -W "auto" -- "$cur"))
+            return ;;
+        --profiles | --json-log)
+            _quire_files ""
             return ;;
         --book)
             _quire_files "epub"
@@ -108,6 +114,7 @@ _quire() {
             return ;;
         --size | --dpi | --font-size | --margin | --line-height | --font | --jobs | --pages | --password | \
             --page | --cfi | --xpointer | --search | --record-after | --cell | --cols | --rows | --progression | --total-progression | --position | --label | --toc | \
+            --shard-count | --cache-size | \
             --max-entries | --max-total-size | --max-entry-size | --max-compression-ratio | --max-xml-size | --max-xml-depth)
             return ;;
     esac
@@ -127,6 +134,9 @@ _quire() {
             options="--graphics --cell --cols --rows --page --locator --cfi --search --book --profile --size --dark --lang
                 --once --resume --no-resume --record-after" ;;
         progress) options="--json" ;;
+        batch)
+            options="--out --profile --profiles --theme --gray --dither --map-only --jobs --shard --shard-count
+                --json-log --cache --cache-size --no-cache --quiet $_quire_limit_options" ;;
         *) return ;;
     esac
 
@@ -136,6 +146,7 @@ _quire() {
     fi
     case $command in
         info | render | view | progress) _quire_files "epub|pdf" ;;
+        batch) _quire_files "epub|pdf" ; compopt -o dirnames 2>/dev/null ;;
         css-report) _quire_files "epub" ;;
         locate) _quire_files "json" ;;
     esac
