@@ -241,6 +241,40 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(try batch([books.path, "--out", small.path, "--cache-size", "lots"]).status, 64)
     }
 
+    /// A run killed in the middle of a book leaves its settled chapters in the layout cache: the
+    /// next run lays out only the rest.
+    func testARunAfterAKillLaysOutOnlyTheChaptersNotDone() throws {
+        let book = try TestSupport.corpusFile("standardebooks/jane-austen_pride-and-prejudice.epub")
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let root = directory.appendingPathComponent("root")
+        let cache = root.appendingPathComponent(".cache")
+        func entries() -> Int {
+            (FileManager.default.enumerator(atPath: cache.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".qlc") }.count
+        }
+        let process = Process()
+        process.executableURL = TestSupport.quireBinary
+        process.arguments = ["batch", book.path, "--out", root.path, "--profile", "eink-6", "--map-only", "--jobs", "1", "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Killed once a few chapters are kept, long before the book's 65 are.
+        while process.isRunning, entries() < 5 { usleep(2_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let kept = entries()
+        guard process.terminationReason == .uncaughtSignal else { throw XCTSkip("the batch finished before it could be killed") }
+        XCTAssertGreaterThanOrEqual(kept, 5)
+        XCTAssertLessThan(kept, 65)
+
+        let log = directory.appendingPathComponent("log.jsonl")
+        let again = try batch([book.path, "--out", root.path, "--profile", "eink-6", "--map-only", "--json-log", log.path])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let summary = try Self.summary(log)
+        XCTAssertEqual(summary["chaptersFromCache"] as? Int, kept, "\(summary)")
+        XCTAssertEqual(summary["chaptersLaidOut"] as? Int, 65 - kept, "\(summary)")
+    }
+
     /// A full disk stops the batch with one clear error (73) and nothing that looks finished; with
     /// room again, the next run completes. A small tmpfs is the full disk (mounting needs root).
     func testFullDiskStopsCleanlyAndTheNextRunCompletes() throws {
