@@ -176,7 +176,7 @@ final class ReflowPages: Sendable {
     private func cacheKey(_ spineIndex: Int) -> String? {
         guard settings.layoutCache != nil, settings.imageMeasurer == nil, let sha256 = try? book.identity().sha256 else { return nil }
         let known = settings.knownImageSizes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
-        let extra = "passes=\(settings.settleLimits.maxPasses);budget=\(settings.settleLimits.timeBudget);known=\(known)"
+        let extra = "quire=\(QuireVersion.string);passes=\(settings.settleLimits.maxPasses);budget=\(settings.settleLimits.timeBudget);known=\(known)"
         return LayoutCache.key(bookSHA256: sha256, spineIndex: spineIndex, layoutHash: layoutHash, extra: extra)
     }
 

@@ -83,6 +83,11 @@ public final class BatchRunner {
             willStart?(number + 1, items.count, item)
             do {
                 let result = BatchResult(item: item, outcome: try run(item))
+                // What an item freed goes back to the system: without this, the memory the layout
+                // and paint threads freed stays in glibc's per-thread arenas, and a long batch's
+                // peak RSS grows item by item (892 MB over the corpus, against 215 MB for its
+                // largest book alone).
+                SystemEnvironment.releaseFreedMemory()
                 results.append(result)
                 didFinish?(result)
             } catch {

@@ -1,3 +1,4 @@
+import CMalloc
 import Glibc
 
 // The few operating-system services Quire needs, straight from libc: the executable doesn't link
@@ -229,6 +230,10 @@ public struct SystemError: Error, CustomStringConvertible {
 
 public enum SystemEnvironment {
     public static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// Gives the memory freed so far back to the system. glibc keeps what threads free in their
+    /// arenas; a long-running process whose work moves between threads (a batch) otherwise grows.
+    public static func releaseFreedMemory() { _ = malloc_trim(0) }
 
     /// This host's name with `-`, `.` and `/` made `_`, for file names that say which host wrote them.
     public static func hostNameForFiles() -> String {
