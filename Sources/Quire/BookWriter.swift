@@ -144,36 +144,32 @@ extension ReflowPages {
         var allPages: [Page] = []
         if let paint = request.paint {
             let container = self.container
-            let kept = LockedValue<[Int: [Page]]>([:])
-            let next = LockedValue(0)
-            DispatchQueue.concurrentPerform(iterations: max(1, min(request.jobs, spineCount))) { _ in
-                let worker = LayoutWorker(drawing: true, shared: shaping)
-                let painter = Painter(resources: { try? container.read(path: $0) })
-                while true {
-                    let spineIndex = next.takeNext()
-                    guard spineIndex < spineCount, !failure.failed else { break }
+            let result = layout.layout(
+                jobs: request.jobs, buildItems: true,
+                settle: { [self] spineIndex, worker in
                     let (chapter, summary) = settle(spineIndex, worker: worker, buildItems: true)
                     record(summary)
-                    guard streaming else {
-                        kept.withLock { $0[spineIndex] = chapter.pages }
-                        continue
+                    return chapter
+                }
+            ) { chapter in
+                chapter.document = nil
+                guard streaming, !failure.failed else { return }
+                let painter = Painter(resources: { try? container.read(path: $0) })
+                for index in chapter.pages.indices {
+                    do {
+                        try painter.writePNG(chapter.pages[index], settings: paint, to: out + "/pages/" + OutputFiles.provisionalName(chapter.spineIndex, index))
+                    } catch {
+                        failure.record(error)
                     }
-                    // Painted here, on the layout worker: memory holds one chapter's display lists per worker.
-                    for index in chapter.pages.indices {
-                        do {
-                            try painter.writePNG(chapter.pages[index], settings: paint, to: out + "/pages/" + OutputFiles.provisionalName(spineIndex, index))
-                        } catch {
-                            failure.record(error)
-                        }
-                    }
-                    let count = done.takeNext() + 1
-                    request.progress?(count, spineCount, "chapters")
+                    chapter.pages[index].items = []
                 }
                 paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
-                noteShaping(hits: worker.shaper.hits, misses: worker.shaper.misses)
+                let count = done.takeNext() + 1
+                request.progress?(count, spineCount, "chapters")
             }
+            noteShaping(hits: result.shapingHits, misses: result.shapingMisses)
             if let error = failure.value { throw error }
-            if !streaming { allPages = kept.withLock { pages in (0..<spineCount).flatMap { pages[$0] ?? [] } } }
+            if !streaming { allPages = result.chapters.flatMap(\.pages) }
         }
         let chapters = summaries(jobs: request.jobs).map(\.layout)
         let pageCount = chapters.reduce(0) { $0 + $1.pages.count }

@@ -102,8 +102,10 @@ public final class BookLayout: @unchecked Sendable {
     /// Lays out `spineIndices` (default: every spine item) with `jobs` workers.
     /// `finish` runs on the worker right after each chapter is laid out (painting it there keeps
     /// only one chapter's display lists per worker in memory); it may strip what it no longer needs.
+    /// `settle` replaces `settleChapter` (a layout cache answers there).
     public func layout(
-        jobs: Int, spineIndices: [Int]? = nil, buildItems: Bool = true, finish: (@Sendable (inout ChapterLayout) -> Void)? = nil
+        jobs: Int, spineIndices: [Int]? = nil, buildItems: Bool = true,
+        settle: (@Sendable (Int, LayoutWorker) -> ChapterLayout)? = nil, finish: (@Sendable (inout ChapterLayout) -> Void)? = nil
     ) -> Result {
         let indices = spineIndices ?? Array(container.publication.spine.indices)
         let results = LockedValue<(chapters: [ChapterLayout?], hits: Int, misses: Int)>((Array(repeating: nil, count: indices.count), 0, 0))
@@ -115,7 +117,7 @@ public final class BookLayout: @unchecked Sendable {
             while true {
                 let slot = next.takeNext()
                 guard slot < indices.count else { break }
-                var chapter = settleChapter(indices[slot], worker: worker, buildItems: buildItems)
+                var chapter = settle?(indices[slot], worker) ?? settleChapter(indices[slot], worker: worker, buildItems: buildItems)
                 finish?(&chapter)
                 results.withLock { $0.chapters[slot] = chapter }
             }
