@@ -98,9 +98,13 @@ public final class Hyphenator: @unchecked Sendable {
         var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         var pos: UnsafeMutablePointer<Int32>?
         var cut: UnsafeMutablePointer<Int32>?
-        let result = lowered.withUnsafeBufferPointer { buffer in
+        // NUL-terminated: libhyphen looks for the dictionary's NOHYPHEN strings with strstr on the
+        // word, and where it finds one past the word's end it writes into `hyphens` out of bounds
+        // (the heap corruption long batches crashed on; AddressSanitizer showed the read).
+        let word = lowered + [0]
+        let result = word.withUnsafeBufferPointer { buffer in
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                hnj_hyphen_hyphenate2(dictionary, $0, Int32(buffer.count), &hyphens, nil, &rep, &pos, &cut)
+                hnj_hyphen_hyphenate2(dictionary, $0, Int32(lowered.count), &hyphens, nil, &rep, &pos, &cut)
             }
         }
         if let rep {
