@@ -37,7 +37,6 @@
 @_exported import enum QuirePositions.Locate
 // The layout cache (batch runs, repeated paginations).
 @_exported import class QuireLayoutCache.LayoutCache
-@_exported import struct QuireLayoutCache.LayoutCacheCounts
 // Reports.
 @_exported import struct QuireStyle.CSSReport
 

@@ -21,8 +21,9 @@ final class ReflowPages: Sendable {
     let shaping = SharedShaping()
     /// The navigation's targets, gathered once for every chapter's positions.
     private let targets: ChapterPositions.Targets
-    /// The layout settings' hash, for layout cache keys.
+    /// The layout settings' hash and the other settings a cached chapter depends on, for layout cache keys.
     private let layoutHash: String
+    private let cacheSettings: String
 
     /// What is kept of a settled chapter for every later question: its pages without display
     /// items (starts, ends, warnings, settling) and its positions (CFIs, XPointers, excerpts, ids).
@@ -58,6 +59,7 @@ final class ReflowPages: Sendable {
         targets = ChapterPositions.Targets(container.publication)
         self.settings = settings
         layoutHash = PositionMap.profile(settings.layout, name: nil).profileHash
+        cacheSettings = Self.cacheSettings(settings)
         layout = try BookLayout(
             container: container, settings: settings.layout, settleLimits: settings.settleLimits, measurer: settings.imageMeasurer,
             knownImageSizes: settings.knownImageSizes)
@@ -175,9 +177,13 @@ final class ReflowPages: Sendable {
     /// layout settings (nil without a cache, or with a custom measurer the key can't cover).
     private func cacheKey(_ spineIndex: Int) -> String? {
         guard settings.layoutCache != nil, settings.imageMeasurer == nil, let sha256 = try? book.identity().sha256 else { return nil }
+        return LayoutCache.key(bookSHA256: sha256, spineIndex: spineIndex, layoutHash: layoutHash, extra: cacheSettings)
+    }
+
+    /// The settings besides the layout hash that a cached chapter depends on.
+    private static func cacheSettings(_ settings: PaginationSettings) -> String {
         let known = settings.knownImageSizes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
-        let extra = "quire=\(QuireVersion.string);passes=\(settings.settleLimits.maxPasses);budget=\(settings.settleLimits.timeBudget);known=\(known)"
-        return LayoutCache.key(bookSHA256: sha256, spineIndex: spineIndex, layoutHash: layoutHash, extra: extra)
+        return "quire=\(QuireVersion.string);passes=\(settings.settleLimits.maxPasses);budget=\(settings.settleLimits.timeBudget);known=\(known)"
     }
 
     private func summarize(_ chapter: ChapterLayout) -> Summary {

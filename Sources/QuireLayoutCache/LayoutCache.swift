@@ -31,29 +31,13 @@ public struct CachedChapter: Sendable {
     }
 }
 
-/// What a cache did in this process.
-public struct LayoutCacheCounts: Sendable, Equatable {
-    /// Chapters read from the cache instead of laid out.
-    public var hits = 0
-    /// Chapters looked for and not found (laid out, then stored).
-    public var misses = 0
-    public var stored = 0
-    /// Entries removed to keep the directory within its bound.
-    public var evicted = 0
-    public init() {}
-}
-
 public final class LayoutCache: Sendable {
     public let directory: String
     /// The bound on the entries' total size, in bytes.
     public let maxBytes: Int64
-    private let state = LockedValue(State())
 
-    private struct State {
-        var counts = LayoutCacheCounts()
-        /// The entries' total size as this process knows it (nil until first measured).
-        var total: Int64?
-    }
+    /// The entries' total size as this process knows it (nil until first measured).
+    private let total = LockedValue<Int64?>(nil)
 
     static let magic: [UInt8] = Array("QLC1".utf8)
 
@@ -63,8 +47,6 @@ public final class LayoutCache: Sendable {
         do { try FileSystem.createDirectory(directory) } catch { throw QuireError.cannotCreateOutput(path: directory, reason: error.description) }
         guard access(directory, W_OK) == 0 else { throw QuireError.cannotCreateOutput(path: directory, reason: String(cString: strerror(errno))) }
     }
-
-    public var counts: LayoutCacheCounts { state.withLock { $0.counts } }
 
     /// The key of one chapter: 32 hex digits over what the layout depends on.
     public static func key(bookSHA256: String, spineIndex: Int, layoutHash: String, extra: String) -> String {
@@ -79,20 +61,17 @@ public final class LayoutCache: Sendable {
     public func chapter(_ key: String, needItems: Bool, face: (FontFace.Source, Bool, Bool) -> FontFace?) -> CachedChapter? {
         let path = path(key)
         guard let bytes = FileSystem.read(path) else {
-            note { $0.misses += 1 }
             return nil
         }
         guard let payload = Self.unpack(bytes) else {
             // Damaged (a full disk, a crash on a file system without atomic rename): dropped.
             unlink(path)
-            note { $0.misses += 1 }
             return nil
         }
         var reader = ByteReader(payload)
         do {
             let hasItems = try reader.bool()
             guard hasItems || !needItems else {
-                note { $0.misses += 1 }
                 return nil
             }
             let layout = try ChapterLayout(decoding: &reader, face: face)
@@ -100,11 +79,9 @@ public final class LayoutCache: Sendable {
             guard reader.isAtEnd else { throw ByteReader.Damaged() }
             // Recently used: the last to be evicted.
             utimensat(AT_FDCWD, path, nil, 0)
-            note { $0.hits += 1 }
             return CachedChapter(layout: layout, positions: positions, hasItems: hasItems)
         } catch {
             unlink(path)
-            note { $0.misses += 1 }
             return nil
         }
     }
@@ -136,11 +113,10 @@ public final class LayoutCache: Sendable {
             unlink(temporary)
             return
         }
-        let over = state.withLock { state -> Bool in
-            state.counts.stored += 1
-            guard let total = state.total else { return true }
-            state.total = total + Int64(packed.count) - replaced
-            return state.total! > maxBytes
+        let over = total.withLock { total -> Bool in
+            guard let known = total else { return true }
+            total = known + Int64(packed.count) - replaced
+            return total! > maxBytes
         }
         if over { trim() }
     }
@@ -164,21 +140,14 @@ public final class LayoutCache: Sendable {
                 entries.append((folder + "/" + name, Int64(status.st_size), status.st_mtim.tv_sec * 1_000_000_000 + status.st_mtim.tv_nsec))
             }
         }
-        var total = entries.reduce(0) { $0 + $1.size }
-        var evicted = 0
-        if total > maxBytes {
+        var size = entries.reduce(0) { $0 + $1.size }
+        if size > maxBytes {
             let goal = maxBytes / 10 * 9
-            for entry in entries.sorted(by: { ($0.used, $0.path) < ($1.used, $1.path) }) where total > goal {
-                if unlink(entry.path) == 0 || errno == ENOENT {
-                    total -= entry.size
-                    evicted += 1
-                }
+            for entry in entries.sorted(by: { ($0.used, $0.path) < ($1.used, $1.path) }) where size > goal {
+                if unlink(entry.path) == 0 || errno == ENOENT { size -= entry.size }
             }
         }
-        state.withLock { state in
-            state.total = total
-            state.counts.evicted += evicted
-        }
+        total.withLock { $0 = size }
     }
 
     static let host = SystemEnvironment.hostNameForFiles()
@@ -189,8 +158,6 @@ public final class LayoutCache: Sendable {
         if owner[..<dash] == host { return pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH }
         return age > 3600
     }
-
-    private func note(_ change: (inout LayoutCacheCounts) -> Void) { state.withLock { change(&$0.counts) } }
 
     // MARK: File form: magic, length, CRC-32 of the payload, then the payload deflated.
 
