@@ -75,6 +75,24 @@ final class PaintingFreeType: @unchecked Sendable {
         self.library = FT_Init_FreeType(&library) == 0 ? library : nil
     }
 
+    /// cairo faces of font files, one per file (and synthetic style) for the whole process. Every
+    /// painter draws with the same face: cairo keeps recently used scaled fonts (and so their
+    /// faces and mapped font files) alive after a painter is gone, and with a face per painter a
+    /// long batch pinned a new copy of every CJK font per book (870 MB over the corpus). cairo
+    /// serialises its own use of a face's FT_Face.
+    private let fileFacesLock = Lock()
+    private var fileFaces: [String: OpaquePointer] = [:]
+
+    /// The shared face for `key`, made by `make` the first time; a new reference, for the caller to destroy.
+    func fileFace(_ key: String, make: () -> OpaquePointer?) -> OpaquePointer? {
+        fileFacesLock.withLock {
+            if let face = fileFaces[key] { return cairo_font_face_reference(face) }
+            guard let face = make() else { return nil }
+            fileFaces[key] = face
+            return cairo_font_face_reference(face)
+        }
+    }
+
     /// What a cairo face holds on to: the FT_Face, and the font bytes of a face made from memory.
     struct Held {
         var face: FT_Face
@@ -120,6 +138,19 @@ public final class Painter {
     private func cairoFace(_ face: FontFace, bold: Bool, italic: Bool) -> OpaquePointer? {
         let key = face.key + (bold ? "+b" : "") + (italic ? "+i" : "")
         if let cached = fontFaces[key] { return cached }
+        let made: OpaquePointer?
+        if case .file = face.source {
+            made = PaintingFreeType.shared.fileFace(key) { Self.makeCairoFace(face, bold: bold, italic: italic) }
+        } else {
+            // A book's font lives with the book: this painter's own.
+            made = Self.makeCairoFace(face, bold: bold, italic: italic)
+        }
+        if let made { fontFaces[key] = made }
+        return made
+    }
+
+    /// A new cairo face over a new FT_Face of the font (file or bytes), with synthetic bold or oblique.
+    private static func makeCairoFace(_ face: FontFace, bold: Bool, italic: Bool) -> OpaquePointer? {
         let freetype = PaintingFreeType.shared
         var ftFace: FT_Face?
         var bytes: UnsafeMutableRawBufferPointer?
@@ -155,7 +186,6 @@ public final class Painter {
         if bold { synthesize |= CAIRO_FT_SYNTHESIZE_BOLD.rawValue }
         if italic { synthesize |= CAIRO_FT_SYNTHESIZE_OBLIQUE.rawValue }
         if synthesize != 0 { cairo_ft_font_face_set_synthesize(cairoFace, synthesize) }
-        fontFaces[key] = cairoFace
         return cairoFace
     }
 
