@@ -8,13 +8,14 @@
 #   map-only  quire lays every book out and writes its position map; mutool lays every book
 #             out and draws its last page (MuPDF lays out every chapter to find it);
 #   PNG       both paint every page at 96 dpi.
+# Peak RSS is quire's one process (both workers) against the larger of the two mutool processes.
 # Both start cold: quire with --no-cache, mutool with its accelerator files removed before each
 # run (MuPDF keeps each EPUB's chapter page counts in /var/tmp/<path>.accel, and with one there it
 # draws the last page of War and Peace in 30 ms without laying the book out). The line after the
 # comparison shows what quire's layout cache gives a second profile that differs only in theme.
 #
 # Then the figures docs/scaling.md's capacity model uses: pages per CPU-second for map-only and
-# PNG at two device profiles, and bytes per page.
+# PNG at three device profiles (two e-ink readers in grey, a phone in colour), and bytes per page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS="${QUIRE_CORPUS:-../shared/corpus}"
@@ -88,6 +89,9 @@ report() {
   echo "$wall" >"$file.wall"
 }
 
+# MuPDF's page count for the map-only line: it draws one page per book there, but lays out all of
+# them, so its pages/s counts the pages its PNG run drew (which runs first).
+mupdf_png_pages=0
 compare() {
   local kind="$1" quire_cmd="$2" mupdf_cmd="$3"
   : >"$WORK/q-$kind"; : >"$WORK/m-$kind"
@@ -101,18 +105,19 @@ compare() {
   local quire_pages mupdf_pages
   quire_pages=$(pages_of "$WORK/q-root.log")
   mupdf_pages=$(find "$WORK/m-out" -name '*.png' | wc -l)
+  if [ "$mupdf_pages" -gt "$count" ]; then mupdf_png_pages=$mupdf_pages; else mupdf_pages=$mupdf_png_pages; fi
   echo "== $kind: $count books, median of $RUNS alternating runs"
   report "quire batch (--jobs 2)" "$WORK/q-$kind" "$quire_pages"
   report "parallel -j2 mutool" "$WORK/m-$kind" "$mupdf_pages"
   printf "   wall time ratio quire/mutool %.2f\n" "$(echo "$(cat "$WORK/q-$kind.wall") / $(cat "$WORK/m-$kind.wall")" | bc -l)"
 }
 
-compare "map-only (mutool: layout and the last page)" \
-  "$(quire_batch "$WORK/q-root" --map-only)" \
-  "parallel -j2 $MUPDF -o $WORK/m-out/{#}.png {} N :::: $WORK/books.txt"
 compare "PNG, every page" \
   "$(quire_batch "$WORK/q-root")" \
   "parallel -j2 $MUPDF -o $WORK/m-out/{#}-%05d.png {} :::: $WORK/books.txt"
+compare "map-only (mutool: layout and the last page; pages are those it laid out)" \
+  "$(quire_batch "$WORK/q-root" --map-only)" \
+  "parallel -j2 $MUPDF -o $WORK/m-out/{#}.png {} N :::: $WORK/books.txt"
 
 # The layout cache: the same books again in the dark theme, into the same root.
 rm -rf "$WORK/c-root" "$WORK/c-root.log"
@@ -128,12 +133,12 @@ python3 -c "import json,sys; s=json.loads(open(sys.argv[1]).read().splitlines()[
 
 # Capacity inputs: one process, one worker, so CPU-seconds are per core.
 echo "== capacity inputs: one worker (--jobs 1), per CPU-second, the same $count books"
-for profile in eink-6 phone; do
+for profile in eink-6 kobo-clara phone; do
   for mode in map-only png; do
     rm -rf "$WORK/k-root" "$WORK/k-root.log"
     flags="--profile $profile --jobs 1 --no-cache --quiet --json-log $WORK/k-root.log"
     [ "$mode" = map-only ] && flags="$flags --map-only"
-    [ "$mode" = png ] && [ "$profile" = eink-6 ] && flags="$flags --gray"
+    [ "$mode" = png ] && [ "$profile" != phone ] && flags="$flags --gray"  # e-ink is grey
     read -r wall cpu rss <<<"$(measure "$QUIRE batch @$WORK/books.txt --out $WORK/k-root $flags")"
     pages=$(pages_of "$WORK/k-root.log")
     bytes=$(du -sb --exclude=.cache "$WORK/k-root" | cut -f1)
