@@ -14,6 +14,12 @@ struct Slice {
     var breakAfter: BreakHint
     /// Text offset where the slice's content starts (for page start positions).
     var start: Int
+    /// Where a page that begins with this slice begins: above `top` by the borders and padding of
+    /// boxes that open here and, after a forced break or at the chapter's start, by the margins too.
+    var pageTop: Double
+    /// Where a page that ends with this slice ends: below `bottom` by the bottom padding and
+    /// borders of the boxes that close after it.
+    var pageBottom: Double
 }
 
 /// The continuous vertical flow of one chapter before it is cut into pages. Coordinates are device
@@ -29,6 +35,13 @@ final class Flow {
     var pendingMarginPositive = 0.0
     var pendingMarginNegative = 0.0
     var forcedBreakPending = false
+    /// The page top for a slice after a forced break (or the first): CSS Fragmentation truncates
+    /// margins only at unforced breaks, so those after a forced break, and at the chapter's
+    /// start, stay at the top of the page.
+    var forcedBreakTop = 0.0
+    /// The top border edge of the outermost box that opened since the last slice: an unforced
+    /// break truncates the margins above it but keeps its border and padding.
+    var openedBoxTop: Double?
     var paragraphCount = 0
     /// Floats still beside the flow: their side, horizontal extent and vertical span.
     var floats: [(side: FloatMode, left: Double, right: Double, top: Double, bottom: Double)] = []
@@ -78,12 +91,41 @@ final class Flow {
         pendingMarginNegative = 0
     }
 
+    /// A forced break before whatever comes next. The margins before it are truncated (they
+    /// would only pad the previous page's foot); at the chapter's start it changes nothing.
+    func forceBreak() {
+        guard !slices.isEmpty else { return }
+        forcedBreakPending = true
+        pendingMarginPositive = 0
+        pendingMarginNegative = 0
+        forcedBreakTop = y
+    }
+
+    /// A box's top border or padding begins at the cursor (after its margins).
+    func openBox() {
+        if openedBoxTop == nil { openedBoxTop = y }
+    }
+
+    /// A box's bottom padding and border end at the cursor: they belong to the page that holds
+    /// the box's last slice.
+    func closeBox(firstSlice: Int) {
+        guard let last = slices.indices.last, last >= firstSlice else { return }
+        slices[last].pageBottom = max(slices[last].pageBottom, y)
+    }
+
     /// Adds a slice at the cursor after collapsing pending margins; returns its index.
     func addSlice(height: Double, start: Int) -> Int {
         flushMargin()
+        let pageTop: Double
+        if slices.isEmpty || forcedBreakPending {
+            pageTop = min(forcedBreakTop, y)
+        } else {
+            pageTop = openedBoxTop ?? y
+        }
         if forcedBreakPending, !slices.isEmpty { slices[slices.count - 1].breakAfter = .forced }
         forcedBreakPending = false
-        slices.append(Slice(top: y, bottom: y + height, breakAfter: .normal, start: start))
+        openedBoxTop = nil
+        slices.append(Slice(top: y, bottom: y + height, breakAfter: .normal, start: start, pageTop: pageTop, pageBottom: y + height))
         y += height
         return slices.count - 1
     }
@@ -186,14 +228,17 @@ struct BlockLayout {
         contentWidth = max(contentWidth, px(8))
 
         switch style.breakBefore {
-        case .always, .page, .left, .right, .recto, .verso: flow.forcedBreakPending = true
+        case .always, .page, .left, .right, .recto, .verso: flow.forceBreak()
         case .avoid, .avoidPage:
             if !flow.slices.isEmpty { flow.slices[flow.slices.count - 1].breakAfter = .avoid }
         default: break
         }
         let firstSlice = flow.slices.count
         flow.collapseMargin(marginTop)
-        if border.top > 0 || padding.top > 0 { flow.flushMargin() }
+        if border.top > 0 || padding.top > 0 {
+            flow.flushMargin()
+            flow.openBox()
+        }
         let boxTop = flow.y + (flow.pendingMarginPositive + flow.pendingMarginNegative)
         flow.y += border.top + padding.top
         let contentLeft = left + marginLeft + border.left + padding.left
@@ -204,6 +249,7 @@ struct BlockLayout {
         }
         if border.bottom > 0 || padding.bottom > 0 { flow.flushMargin() }
         flow.y += padding.bottom + border.bottom
+        if border.bottom > 0 || padding.bottom > 0 { flow.closeBox(firstSlice: firstSlice) }
         let boxBottom = flow.y
         let boxLeft = left + marginLeft
         let boxWidth = containingWidth - marginLeft - marginRight
@@ -217,7 +263,7 @@ struct BlockLayout {
             for index in firstSlice..<lastSlice where flow.slices[index].breakAfter == .normal { flow.slices[index].breakAfter = .avoid }
         }
         switch style.breakAfter {
-        case .always, .page, .left, .right, .recto, .verso: flow.forcedBreakPending = true
+        case .always, .page, .left, .right, .recto, .verso: flow.forceBreak()
         case .avoid, .avoidPage:
             if lastSlice >= firstSlice { flow.slices[lastSlice].breakAfter = .avoid }
         default: break
@@ -298,7 +344,7 @@ struct BlockLayout {
     }
 
     func layoutReplaced(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
-        let used = usedImageSize(box, containingWidth: width / scale)
+        let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
         var w = used.width * scale
         var h = used.height * scale
         // Contain within the content box, keeping the aspect ratio (images are never split).
@@ -362,7 +408,7 @@ struct BlockLayout {
     }
 
     func layoutFloat(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
-        let used = usedImageSize(box, containingWidth: width / scale)
+        let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
         var w = used.width * scale
         var h = used.height * scale
         let fit = min(1, width * 0.9 / max(w, 1), pageHeight / max(h, 1))
@@ -438,7 +484,7 @@ struct BlockLayout {
                 let edges = px(block.style.padding.left.resolve(against: 0) + block.style.padding.right.resolve(against: 0))
                 widths = (inner.min + edges, inner.max + edges)
             case .replaced(let box):
-                let size = usedImageSize(box, containingWidth: 10_000)
+                let size = usedImageSize(box, containingWidth: 10_000, containingHeight: pageHeight / scale)
                 widths = (size.width * scale, size.width * scale)
             case .table(let nested):
                 let inner = nested.rows.map { contentWidths($0.map { .block($0) }) }

@@ -268,6 +268,7 @@ public final class BookLayout: @unchecked Sendable {
         let root = builder.build()
         let caches = InlineCaches(worker: worker)
         caches.bookFonts = bookFonts(styles.fontFaces, warnings: &warnings)
+        caches.pageHeight = content.height
         let inline = InlineLayout(
             services: services, shaper: worker.shaper, caches: caches, buildItems: buildItems, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
             hyphenate: settings.hyphenation)
@@ -288,9 +289,9 @@ public final class BookLayout: @unchecked Sendable {
         for (slice, item) in flow.items { itemsBySlice[slice].append(item) }
         var linesBySlice: [[LineRecord]] = Array(repeating: [], count: flow.slices.count)
         for (slice, record) in flow.lines { linesBySlice[slice].append(record) }
-        for (pageIndex, range) in ranges.enumerated() {
-            let top = flow.slices[range.lowerBound].top
-            let bottom = flow.slices[range.upperBound].bottom
+        for (pageIndex, cut) in ranges.enumerated() {
+            let range = cut.slices
+            let (top, bottom) = (cut.top, cut.bottom)
             let dy = content.y - top
             var items: [DisplayItem] = []
             for span in flow.spanning where span.bottom > top && span.top < bottom {

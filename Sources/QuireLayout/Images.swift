@@ -118,13 +118,16 @@ enum ConcurrentMeasuring {
 
 /// Used image size in CSS px: CSS width/height, else the attributes, else the intrinsic size,
 /// keeping the aspect ratio, limited by max-width/max-height and the containing width.
-func usedImageSize(_ box: ReplacedBox, containingWidth: Double) -> (width: Double, height: Double, known: Bool) {
+/// Percentage heights resolve against `containingHeight`, the page's content height: in a
+/// paginated book an image's containing block is as tall as the page (as in reading systems,
+/// whose `img { max-height: 100% }` keeps a plate on one page), never its width.
+func usedImageSize(_ box: ReplacedBox, containingWidth: Double, containingHeight: Double) -> (width: Double, height: Double, known: Bool) {
     var intrinsic: (Double, Double)?
     if case .measured(let width, let height, _)? = box.measurement, width > 0, height > 0 { intrinsic = (width, height) }
     let attributeRatio = box.width.flatMap { w in box.height.map { h in h > 0 ? w / h : nil } ?? nil }
     let ratio = intrinsic.map { $0.0 / $0.1 } ?? attributeRatio
     var width = box.style.width.resolve(against: containingWidth) ?? box.width
-    var height: Double? = { if case .length(.px(let h)) = box.style.height { return h }; return box.height }()
+    var height: Double? = box.style.height.resolve(against: containingHeight) ?? box.height
     if box.style.width.resolve(against: containingWidth) != nil, box.style.height == .auto { height = nil }
     switch (width, height) {
     case (let w?, nil): height = ratio.map { w / $0 } ?? intrinsic?.1 ?? w
@@ -146,7 +149,7 @@ func usedImageSize(_ box: ReplacedBox, containingWidth: Double) -> (width: Doubl
         h *= maxWidth / w
         w = maxWidth
     }
-    if let maxHeight = box.style.maxHeight.map({ $0.resolve(against: containingWidth) }), h > maxHeight {
+    if let maxHeight = box.style.maxHeight.map({ $0.resolve(against: containingHeight) }), h > maxHeight {
         w *= maxHeight / h
         h = maxHeight
     }

@@ -530,7 +530,7 @@ final class InlineLayout {
     var containingWidth: Double { caches.containingWidth }
 
     func atomSize(_ box: ReplacedBox) -> (width: Double, height: Double) {
-        let size = usedImageSize(box, containingWidth: containingWidth / scale)
+        let size = usedImageSize(box, containingWidth: containingWidth / scale, containingHeight: caches.pageHeight / scale)
         return (size.width * scale, size.height * scale)
     }
 
@@ -1175,6 +1175,8 @@ final class InlineCaches {
     var hyphenationIDs: [String: Int] = [:]
     /// The width of the block being laid out (device px), for percentage image sizes.
     var containingWidth = 0.0
+    /// The page's content height (device px), for percentage image heights.
+    var pageHeight = 0.0
     var faces: [FontFace] = []
     var faceIndex: [PackedKey: Int32] = [:]
     var spacing = SpacingStatistics()

@@ -4,16 +4,30 @@
 /// in reach is to be avoided, the constraint gives way rather than leave content unplaced. A slice
 /// taller than a page gets a page to itself.
 enum Paginator {
-    /// Slice ranges, one per page.
-    static func paginate(_ slices: [Slice], pageHeight: Double) -> [ClosedRange<Int>] {
+    /// One page: its slices, and the part of the flow it shows.
+    struct Cut {
+        var slices: ClosedRange<Int>
+        var top: Double
+        var bottom: Double
+    }
+
+    /// Where a page beginning with `slice` begins: its kept margins, borders and padding, unless
+    /// they would push the slice itself off a page it fits on.
+    static func top(of slice: Slice, pageHeight: Double) -> Double {
+        max(slice.pageTop, min(slice.top, slice.bottom - pageHeight))
+    }
+
+    /// The pages, in order.
+    static func paginate(_ slices: [Slice], pageHeight: Double) -> [Cut] {
         guard !slices.isEmpty else { return [] }
-        var pages: [ClosedRange<Int>] = []
+        var pages: [Cut] = []
         var first = 0
         let epsilon = 0.01
         while first < slices.count {
-            let limit = slices[first].top + pageHeight + epsilon
+            let pageTop = top(of: slices[first], pageHeight: pageHeight)
+            let limit = pageTop + pageHeight + epsilon
             var fitEnd = first
-            while fitEnd + 1 < slices.count && slices[fitEnd].breakAfter != .forced && slices[fitEnd + 1].bottom <= limit {
+            while fitEnd + 1 < slices.count && slices[fitEnd].breakAfter != .forced && slices[fitEnd + 1].pageBottom <= limit {
                 fitEnd += 1
             }
             var last = fitEnd
@@ -22,7 +36,7 @@ enum Paginator {
                 while candidate >= first && slices[candidate].breakAfter == .avoid { candidate -= 1 }
                 if candidate >= first { last = candidate }
             }
-            pages.append(first...last)
+            pages.append(Cut(slices: first...last, top: pageTop, bottom: slices[last].pageBottom))
             first = last + 1
         }
         return pages

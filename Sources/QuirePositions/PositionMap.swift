@@ -11,7 +11,9 @@ import QuireXML
 public struct PositionMap: Sendable, Equatable {
     public static let format = "quire-position-map"
     public static let version = 1
-    public static let engineVersion = "0.3.0"
+    /// Changes whenever the same book and settings can give different pages, so batch outputs,
+    /// layout-cache entries and profile hashes made by an older engine are redone, never reused.
+    public static let engineVersion = "0.4.0"
 
     public var version: Int
     public var engine: Engine
