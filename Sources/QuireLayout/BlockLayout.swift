@@ -131,6 +131,36 @@ final class Flow {
     }
 
     func add(_ item: DisplayItem, slice: Int) { items.append((slice, item)) }
+
+    /// How much of the flow there is: what `shift(since:by:)` moves.
+    struct Mark {
+        var slices: Int, items: Int, spanning: Int, lines: Int, floats: Int
+    }
+
+    var mark: Mark { Mark(slices: slices.count, items: items.count, spanning: spanning.count, lines: lines.count, floats: floats.count) }
+
+    /// Moves everything laid out since `mark` down by `dy` (a flex container centring its items).
+    /// The first slice's page top stays: the space above it belongs to the container.
+    func shift(since mark: Mark, by dy: Double) {
+        for index in mark.slices..<slices.count {
+            slices[index].top += dy
+            slices[index].bottom += dy
+            slices[index].pageBottom += dy
+            if index > mark.slices { slices[index].pageTop += dy }
+        }
+        for index in mark.items..<items.count { items[index].item = translate(items[index].item, dx: 0, dy: dy) }
+        for index in mark.spanning..<spanning.count {
+            spanning[index].top += dy
+            spanning[index].bottom += dy
+            spanning[index].item = translate(spanning[index].item, dx: 0, dy: dy)
+        }
+        for index in mark.lines..<lines.count { lines[index].record.rect.y += dy }
+        for index in mark.floats..<floats.count {
+            floats[index].top += dy
+            floats[index].bottom += dy
+        }
+        y += dy
+    }
 }
 
 /// Lays blocks out top to bottom into a flow: margins collapse through a pending-margin
@@ -242,7 +272,11 @@ struct BlockLayout {
         let boxTop = flow.y + (flow.pendingMarginPositive + flow.pendingMarginNegative)
         flow.y += border.top + padding.top
         let contentLeft = left + marginLeft + border.left + padding.left
-        layoutChildren(block.children, left: contentLeft, width: contentWidth, flow: flow, listMarker: block.marker ?? inheritedMarker)
+        if style.display == .flex, style.flexDirection == .column || style.flexDirection == .columnReverse {
+            layoutFlexColumn(block, left: contentLeft, width: contentWidth, flow: flow, border: border, padding: padding)
+        } else {
+            layoutChildren(block.children, left: contentLeft, width: contentWidth, flow: flow, listMarker: block.marker ?? inheritedMarker)
+        }
         if let minHeight = Optional(px(style.minHeight.resolve(against: 0))), minHeight > 0, flow.y - boxTop < minHeight {
             flow.flushMargin()
             flow.y = max(flow.y, boxTop + minHeight)
@@ -268,6 +302,56 @@ struct BlockLayout {
             if lastSlice >= firstSlice { flow.slices[lastSlice].breakAfter = .avoid }
         default: break
         }
+    }
+
+    /// A column flex container, the subset books use to centre an imprint, an epigraph or a plate
+    /// on its page: items stack in order (or reversed), `align-items` centres (or moves to one
+    /// side) each at its max-content width, and `justify-content` places them in the container's
+    /// `min-height`. Items' margins stay inside the container, as in a flex formatting context.
+    func layoutFlexColumn(_ block: BlockNode, left: Double, width: Double, flow: Flow, border: Edges<Double>, padding: Edges<Double>) {
+        let style = block.style
+        flow.flushMargin()
+        let contentTop = flow.y
+        let mark = flow.mark
+        let items = style.flexDirection == .columnReverse ? Array(block.children.reversed()) : block.children
+        for item in items {
+            var itemLeft = left
+            var itemWidth = width
+            if [.center, .start, .end].contains(style.alignItems) {
+                // The item's max-content width, with a pixel's slack so its longest line does not wrap.
+                itemWidth = min(width, contentWidths([item]).max + horizontalMargins(item) + 1)
+                switch style.alignItems {
+                case .center: itemLeft += (width - itemWidth) / 2
+                case .end: itemLeft += width - itemWidth
+                default: break
+                }
+            }
+            layoutChildren([item], left: itemLeft, width: itemWidth, flow: flow, listMarker: nil)
+            flow.flushMargin()
+        }
+        let edges = style.boxSizing == .borderBox ? border.top + padding.top + border.bottom + padding.bottom : 0
+        let target = max(px(style.minHeight.resolve(against: 0)) - edges, 0)
+        let used = flow.y - contentTop
+        guard target > used else { return }
+        let free = target - used
+        switch style.justifyContent {
+        case .center, .spaceAround, .spaceEvenly: flow.shift(since: mark, by: free / 2)
+        case .end: flow.shift(since: mark, by: free)
+        default: break
+        }
+        flow.y = contentTop + target
+    }
+
+    /// An item's fixed left and right margins (auto counts as none).
+    func horizontalMargins(_ node: FlowNode) -> Double {
+        let style: ComputedStyle
+        switch node {
+        case .block(let block): style = block.style
+        case .replaced(let box): style = box.style
+        case .table(let table): style = table.style
+        case .paragraph: return 0
+        }
+        return px(max(0, style.margin.left.resolve(against: 0) ?? 0) + max(0, style.margin.right.resolve(against: 0) ?? 0))
     }
 
     func drawBorders(_ style: ComputedStyle, border: Edges<Double>, rect: Rect, flow: Flow) {

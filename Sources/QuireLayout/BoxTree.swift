@@ -99,8 +99,10 @@ final class Paragraph {
         self.startOffset = startOffset
     }
 
+    /// Whether the paragraph makes a line: any text, atom or line break (`<p><br/></p>`, the
+    /// blank-line idiom of many templates, is one line tall, as in browsers).
     var hasContent: Bool {
-        !atoms.isEmpty || text.contains { $0 != 0x20 && $0 != 0x0A && $0 != 0x2028 }
+        !atoms.isEmpty || text.contains { $0 != 0x20 && $0 != 0x0A }
     }
 
     /// The first unit whose source offset is at or after `source` (the text's end if none is).

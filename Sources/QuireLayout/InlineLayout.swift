@@ -583,8 +583,11 @@ final class InlineLayout {
                 add(BreakItem.forcedBreak, index)
             }
         }
-        add(.glue(width: 0, stretch: fill, shrink: 0), -1)
-        add(BreakItem.forcedBreak, -1)
+        // A paragraph that ends in a line break (`text<br/></p>`) ends there: no empty line after it.
+        if segments.last?.kind != .forcedBreak {
+            add(.glue(width: 0, stretch: fill, shrink: 0), -1)
+            add(BreakItem.forcedBreak, -1)
+        }
         return (items, itemSegment)
     }
 

@@ -432,6 +432,9 @@ final class Cascade {
         case .objectFit: full.style.objectFit = s.objectFit
         case .overflow: full.style.overflowHidden = s.overflowHidden
         case .boxSizing: full.style.boxSizing = s.boxSizing
+        case .flexDirection: full.style.flexDirection = s.flexDirection
+        case .justifyContent: full.style.justifyContent = s.justifyContent
+        case .alignItems: full.style.alignItems = s.alignItems
         case .content: full.content = source.content
         case .counterReset: full.counterReset = source.counterReset
         case .counterIncrement: full.counterIncrement = source.counterIncrement
@@ -585,6 +588,9 @@ final class Cascade {
         case .objectFit: full.style.objectFit = ObjectFit(rawValue: keyword(v)) ?? .fill
         case .overflow: full.style.overflowHidden = ["hidden", "clip", "scroll", "auto"].contains(keyword(v))
         case .boxSizing: full.style.boxSizing = keyword(v) == "border-box" ? .borderBox : .contentBox
+        case .flexDirection: full.style.flexDirection = FlexDirection(rawValue: keyword(v)) ?? .row
+        case .justifyContent: full.style.justifyContent = BoxAlignment(rawValue: keyword(v)) ?? .normal
+        case .alignItems: full.style.alignItems = BoxAlignment(rawValue: keyword(v)) ?? .normal
         case .content: full.content = v
         case .counterReset: if case .counters(let ops) = v { full.counterReset = ops }
         case .counterIncrement: if case .counters(let ops) = v { full.counterIncrement = ops }

@@ -163,6 +163,12 @@ public enum BreakInside: String, Sendable, Hashable { case auto, avoid, avoidPag
 
 public enum FloatMode: String, Sendable, Hashable { case none, left, right }
 public enum Clear: String, Sendable, Hashable { case none, left, right, both }
+public enum FlexDirection: String, Sendable, Hashable { case row, rowReverse = "row-reverse", column, columnReverse = "column-reverse" }
+/// `justify-content` and `align-items` (flex-start/flex-end/left/right are read as start/end).
+public enum BoxAlignment: String, Sendable, Hashable {
+    case normal, start, end, center, stretch, baseline
+    case spaceBetween = "space-between", spaceAround = "space-around", spaceEvenly = "space-evenly"
+}
 public enum PositioningScheme: String, Sendable, Hashable { case `static`, relative, absolute, fixed, sticky }
 public enum Visibility: String, Sendable, Hashable { case visible, hidden, collapse }
 public enum ObjectFit: String, Sendable, Hashable { case fill, contain, cover, none, scaleDown = "scale-down" }
@@ -212,6 +218,10 @@ public struct ComputedStyle: Sendable, Hashable {
     public var overflowHidden = false
     /// Whether width/height include padding and border.
     public var boxSizing: BoxSizing = .contentBox
+    /// Flex containers (the column subset books use: centred imprints, epigraphs, plates).
+    public var flexDirection: FlexDirection = .row
+    public var justifyContent: BoxAlignment = .normal
+    public var alignItems: BoxAlignment = .normal
 
     // Text (inherited).
     public var fontFamilies: [String] = ["serif"]

@@ -12,6 +12,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case float, clear, position, top, right, bottom, left
     case backgroundColor, breakBefore, breakAfter, breakInside, verticalAlign, textDecorationLine
     case unicodeBidi, objectFit, overflow, boxSizing
+    case flexDirection, justifyContent, alignItems
     case content, counterReset, counterIncrement, counterSet
     // Inherited.
     case fontFamily, fontSize, fontWeight, fontStyle, fontVariantCaps, fontVariantNumeric, fontVariantLigatures
@@ -100,7 +101,9 @@ enum Properties {
         "vertical-align": .verticalAlign, "text-decoration-line": .textDecorationLine,
         "-webkit-text-decoration-line": .textDecorationLine, "unicode-bidi": .unicodeBidi,
         "object-fit": .objectFit, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
-        "-moz-box-sizing": .boxSizing, "content": .content, "counter-reset": .counterReset,
+        "-moz-box-sizing": .boxSizing, "flex-direction": .flexDirection, "-webkit-flex-direction": .flexDirection,
+        "justify-content": .justifyContent, "-webkit-justify-content": .justifyContent,
+        "align-items": .alignItems, "-webkit-align-items": .alignItems, "content": .content, "counter-reset": .counterReset,
         "counter-increment": .counterIncrement, "counter-set": .counterSet, "font-family": .fontFamily,
         "font-size": .fontSize, "font-weight": .fontWeight, "font-style": .fontStyle,
         "font-variant-caps": .fontVariantCaps, "font-variant-numeric": .fontVariantNumeric,
@@ -178,7 +181,7 @@ enum Properties {
 
     /// Standard properties we parse but do not apply (so reports call them unsupported, not invalid).
     static let knownUnsupported: Set<String> = [
-        "align-content", "align-items", "align-self", "all", "animation", "animation-delay", "animation-direction",
+        "align-content", "align-self", "all", "animation", "animation-delay", "animation-direction",
         "animation-duration", "animation-fill-mode", "animation-iteration-count", "animation-name",
         "animation-play-state", "animation-timing-function", "appearance", "aspect-ratio", "backface-visibility",
         "background-attachment", "background-blend-mode", "background-clip", "background-image",
@@ -190,7 +193,7 @@ enum Properties {
         "box-shadow", "caption-side", "caret-color", "clip", "clip-path", "color-scheme", "column-count", "column-fill",
         "column-gap", "column-rule", "column-rule-color", "column-rule-style", "column-rule-width", "column-span",
         "column-width", "columns", "contain", "counter-style", "cursor", "empty-cells", "filter", "flex", "flex-basis",
-        "flex-direction", "flex-flow", "flex-grow", "flex-shrink", "flex-wrap", "font-kerning", "font-language-override",
+        "flex-flow", "flex-grow", "flex-shrink", "flex-wrap", "font-kerning", "font-language-override",
         "font-optical-sizing", "font-size-adjust", "font-stretch", "font-synthesis", "font-variant-alternates",
         "font-variant-east-asian", "font-variation-settings", "gap", "grid", "grid-area", "grid-auto-columns",
         "grid-auto-flow", "grid-auto-rows", "grid-column", "grid-column-end", "grid-column-gap", "grid-column-start",
@@ -198,7 +201,7 @@ enum Properties {
         "grid-template-areas", "grid-template-columns", "grid-template-rows", "hanging-punctuation",
         "hyphenate-character", "hyphenate-limit-chars", "hyphenate-limit-lines", "hyphenate-limit-zone",
         "image-orientation", "image-rendering", "image-resolution", "initial-letter", "isolation",
-        "justify-content", "justify-items", "justify-self", "line-break", "line-clamp", "list-style-image",
+        "justify-items", "justify-self", "line-break", "line-clamp", "list-style-image",
         "margin-trim", "mask", "mix-blend-mode", "object-position", "opacity", "order", "outline",
         "outline-color", "outline-offset", "outline-style", "outline-width", "overflow-wrap", "page",
         "pointer-events", "print-color-adjust", "resize", "rotate", "row-gap", "ruby-align", "ruby-position",
@@ -622,6 +625,20 @@ enum Properties {
             return keyword(values, ["visible", "hidden", "scroll", "auto", "clip", "overlay"])
         case .boxSizing:
             return keyword(values, ["content-box", "border-box", "padding-box"])
+        case .flexDirection:
+            return keyword(values, ["row", "row-reverse", "column", "column-reverse"])
+        case .justifyContent, .alignItems:
+            // Box alignment keywords, with the flex- forms and an overflow position (`safe center`).
+            var words = values.compactMap(\.lowerIdent)
+            guard words.count == values.count, !words.isEmpty else { return nil }
+            if words.count == 2, ["safe", "unsafe"].contains(words[0]) { words.removeFirst() }
+            guard words.count == 1 else { return nil }
+            switch words[0] {
+            case "flex-start", "start", "self-start", "left": return .keyword("start")
+            case "flex-end", "end", "self-end", "right": return .keyword("end")
+            case "normal", "center", "stretch", "baseline", "space-between", "space-around", "space-evenly": return .keyword(words[0])
+            default: return nil
+            }
         case .content:
             return content(values)
         case .counterReset, .counterSet:

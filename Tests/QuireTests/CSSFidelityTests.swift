@@ -88,4 +88,48 @@ final class CSSFidelityTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(ys.min() ?? content.y, content.y, "page \(index): inside the content box")
         }
     }
+
+    /// Defect 4: a line break at a paragraph's end adds no line, and an empty paragraph holding
+    /// only a line break (the blank-line idiom of EBPAJ/TDPF templates) is one line tall.
+    func testLineBreaksAtParagraphEdges() throws {
+        let style = "p { margin: 0 }"
+        let (_, plain) = try Self.chapter(style: style, body: "<p>One line.</p><p>Next.</p>")
+        let (_, trailing) = try Self.chapter(style: style, body: "<p>One line.<br/></p><p>Next.<br/>\n</p>")
+        XCTAssertEqual(trailing.pages[0].lines.map(\.rect), plain.pages[0].lines.map(\.rect), "a trailing <br/> adds no line")
+
+        let (_, spacer) = try Self.chapter(style: style, body: "<p>Above.</p><p><br/></p><p>Below.</p>")
+        let lines = spacer.pages[0].lines
+        XCTAssertEqual(lines.count, 3, "the spacer is a line")
+        let step = plain.pages[0].lines[1].rect.y - plain.pages[0].lines[0].rect.y
+        XCTAssertEqual(lines[2].rect.y - lines[0].rect.y, 2 * step, accuracy: 0.5, "one blank line between")
+        let (_, two) = try Self.chapter(style: style, body: "<p>Above.<br/><br/></p><p>Below.</p>")
+        XCTAssertEqual(two.pages[0].lines.count, 3, "a second <br/> is one blank line")
+    }
+
+    /// Defect 6: Standard Ebooks' imprint and epigraph, a column flex container behind
+    /// `@supports(display: flex)`, centre their content on the page.
+    func testColumnFlexCentresItsItems() throws {
+        let style = """
+            p, h2 { margin: 0 }
+            @supports(display: flex) {
+                section { display: flex; flex-direction: column; justify-content: center; align-items: center; min-height: 98vh }
+            }
+            """
+        let (layout, chapter) = try Self.chapter(style: style, body: "<section><h2>Imprint</h2><p>A short line.</p></section>")
+        let content = layout.settings.contentRect
+        XCTAssertEqual(chapter.pages.count, 1)
+        let lines = chapter.pages[0].lines
+        XCTAssertEqual(lines.count, 2)
+        let above = lines[0].rect.y - content.y
+        let below = content.y + 0.98 * content.height - lines[1].rect.maxY
+        XCTAssertGreaterThan(above, content.height / 4, "moved down")
+        XCTAssertEqual(above, below, accuracy: 2, "centred in the 98vh box")
+        let runs = chapter.pages[0].items.compactMap { if case .glyphs(let run) = $0 { return run } else { return nil } }
+        let lefts = runs.map(\.origin.x)
+        XCTAssertGreaterThan(lefts.min() ?? 0, content.x + content.width / 5, "each item centred across")
+        // Without align-items, items start at the left.
+        let (_, start) = try Self.chapter(style: style.replacingOccurrences(of: "align-items: center;", with: ""), body: "<section><h2>Imprint</h2><p>A short line.</p></section>")
+        let startLefts = start.pages[0].items.compactMap { if case .glyphs(let run) = $0 { return run.origin.x } else { return nil } }
+        XCTAssertEqual(startLefts.min() ?? 0, content.x, accuracy: 1)
+    }
 }
