@@ -239,9 +239,21 @@ extension CrengineText {
                     }
                     index = position + 1
                 } else if starts(Literal.endTag, at: index) {
-                    guard let end = find(Literal.tagClose, from: index + 2), let closed = stack.popLast() else { return false }
-                    if insideBody > 0 { insideBody -= 1 }
-                    stripsNewline.remove(closed.index)
+                    guard let end = find(Literal.tagClose, from: index + 2), !stack.isEmpty else { return false }
+                    // crengine's tag reader wants a space, CR, LF, `/`, `>`, `?` or `=` after a name:
+                    // `</a\t>` is dropped, and `a` stays open until an end tag of an element around
+                    // it closes it too (its text after the tag is the a's in crengine's tree).
+                    let name = source[(index + 2)..<end].prefix { !$0.isXMLWhitespace && $0 != "/" }
+                    let after = index + 2 + name.count
+                    let dropped = after < end && !["\u{20}", "\r", "\n", "/", "?", "="].contains(source[after])
+                    let local = String(String.UnicodeScalarView(name)).split(separator: ":").last.map(String.init) ?? ""
+                    if !dropped, let open = stack.lastIndex(where: { tree.element($0)?.localName == local }) {
+                        while stack.count > open {
+                            let closed = stack.removeLast()
+                            if insideBody > 0 { insideBody -= 1 }
+                            stripsNewline.remove(closed.index)
+                        }
+                    }
                     index = end + 1
                 } else {
                     // A start tag: its name, then attributes (quoted values may hold `>`).

@@ -47,7 +47,9 @@ final class PositionCorpusTests: XCTestCase {
                     XCTAssertEqual(try from.page(matching: page, in: from), canonical, "same geometry is exact")
                     let there = try to.page(matching: page, in: from)
                     let back = try from.page(matching: there, in: to)
-                    guard abs(back - canonical) > 1 else { continue }
+                    // A page without text (a plate as tall as the page) may come back as the page
+                    // before it: within one page of itself, if not of its canonical page.
+                    guard abs(back - canonical) > 1, abs(back - page) > 1 else { continue }
                     let related = try from.pagesRelated(toPage: there, of: to).count
                     far.append("\(page)→\(there)→\(back)" + (related >= 4 ? " (page \(there) is related to \(related) pages)" : ""))
                 }
