@@ -277,9 +277,18 @@ struct BlockLayout {
         } else {
             layoutChildren(block.children, left: contentLeft, width: contentWidth, flow: flow, listMarker: block.marker ?? inheritedMarker)
         }
-        if let minHeight = Optional(px(style.minHeight.resolve(against: 0))), minHeight > 0, flow.y - boxTop < minHeight {
+        // height and min-height: the content box is at least that tall (the border box, under
+        // box-sizing: border-box), so sized boxes keep their size even when empty. Content taller
+        // than `height` grows the box rather than overlapping what follows. A percentage height
+        // has an auto-height containing block here, and so is auto.
+        var fixedHeight = 0.0
+        if case .length(.px(let height)) = style.height { fixedHeight = px(height) }
+        let boxEdges = style.boxSizing == .borderBox ? border.top + padding.top + border.bottom + padding.bottom : 0
+        let minimumContent = max(px(style.minHeight.resolve(against: 0)), fixedHeight) - boxEdges
+        let contentTop = boxTop + border.top + padding.top
+        if minimumContent > 0, flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative < contentTop + minimumContent {
             flow.flushMargin()
-            flow.y = max(flow.y, boxTop + minHeight)
+            flow.y = max(flow.y, contentTop + minimumContent)
         }
         if border.bottom > 0 || padding.bottom > 0 { flow.flushMargin() }
         flow.y += padding.bottom + border.bottom

@@ -471,9 +471,17 @@ struct BoxTreeBuilder {
             }
         }
         var resource: String?
-        if let source, let resolved = Href.resolve(source, relativeTo: document.path) { resource = resolved.path }
+        var embedded: [UInt8]?
+        if let source, let data = DataURL(source) {
+            embedded = data.bytes
+        } else if let source, let resolved = Href.resolve(source, relativeTo: document.path) {
+            resource = resolved.path
+        }
         var measurement: ImageMeasurement?
-        if let resource {
+        if let embedded {
+            // A data: URL carries the image itself.
+            measurement = ImageMeasurement(bytes: embedded)
+        } else if let resource {
             if !imagePaths.contains(resource) { imagePaths.append(resource) }
             measurement = imageSizes[resource]
         } else if element.localName == "svg" {
@@ -486,7 +494,7 @@ struct BoxTreeBuilder {
         return ReplacedBox(
             style: style, node: element.id, resource: resource, alt: element.attribute("alt") ?? element.attribute("title") ?? "",
             width: width, height: height, offset: document.textOffset(atElement: element.id), measurement: measurement,
-            inlineData: resource == nil && element.localName == "svg" ? Array(XMLSerializer.serialize(element).utf8) : nil)
+            inlineData: embedded ?? (resource == nil && element.localName == "svg" ? Array(XMLSerializer.serialize(element).utf8) : nil))
     }
 
     private mutating func appendGenerated(_ content: GeneratedContent, _ context: inout FlowContext) {

@@ -9,6 +9,26 @@ public enum ImageMeasurement: Sendable, Hashable {
     case failed(reason: String)
 }
 
+extension ImageMeasurement {
+    /// A parsed header's size, or why the format cannot be drawn.
+    init(_ info: ImageInfo) {
+        if info.format == .avif || info.format == .jxl || info.format == .bmp {
+            self = .failed(reason: "\(info.format.rawValue.uppercased()) images are not supported")
+        } else {
+            self = .measured(width: Double(info.width), height: Double(info.height), hasIntrinsicSize: info.hasIntrinsicSize)
+        }
+    }
+
+    /// Image bytes carried in the document (a data: URL).
+    init(bytes: [UInt8]) {
+        do {
+            self.init(try ImageInfo.measure(bytes))
+        } catch {
+            self = .failed(reason: "\(error)")
+        }
+    }
+}
+
 /// Archive path → measurement.
 public typealias ImageSizes = [String: ImageMeasurement]
 
@@ -42,11 +62,7 @@ public struct ArchiveImageMeasurer: ImageMeasurer {
                     if case .limitExceeded = error { throw error }
                 }
             }
-            let info = try found ?? ImageInfo.measure(container.archive.read(entry), limits: container.archive.limits)
-            if info.format == .avif || info.format == .jxl || info.format == .bmp {
-                return .failed(reason: "\(info.format.rawValue.uppercased()) images are not supported")
-            }
-            return .measured(width: Double(info.width), height: Double(info.height), hasIntrinsicSize: info.hasIntrinsicSize)
+            return ImageMeasurement(try found ?? ImageInfo.measure(container.archive.read(entry), limits: container.archive.limits))
         } catch let error as QuireError {
             return .failed(reason: error.description)
         } catch {

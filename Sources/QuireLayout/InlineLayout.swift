@@ -465,6 +465,27 @@ final class InlineLayout {
         }
     }
 
+    /// The stretch ratio that sets a line's content (its boxes and glue, less trailing glue) to
+    /// `width`: for a last line under text-align-last: justify, which the breaker leaves loose.
+    func fullMeasureRatio(_ items: [BreakItem], _ itemSegment: [Int], _ range: Range<Int>, width: Double) -> Double {
+        var natural = 0.0
+        var stretch = 0.0
+        var (naturalThroughBox, stretchThroughBox) = (0.0, 0.0)
+        for index in range where itemSegment[index] >= 0 {
+            switch items[index] {
+            case .box(let w):
+                natural += w
+                (naturalThroughBox, stretchThroughBox) = (natural, stretch)
+            case .glue(let w, let y, _):
+                natural += w
+                stretch += y
+            case .penalty: break
+            }
+        }
+        guard stretchThroughBox > 0 else { return 0 }
+        return max(0, (width - naturalThroughBox) / stretchThroughBox)
+    }
+
     /// Inter-word spacing statistics of justified lines: each space's set width ÷ its natural width.
     func recordSpacing(_ items: [BreakItem], _ breaks: LineBreaks) {
         var start = 0
@@ -797,6 +818,7 @@ final class InlineLayout {
         var segments = segments(paragraph, levels: levels, breaks: breakable)
         measure(&segments, paragraph)
         let justify = blockStyle.textAlign == .justify
+        let justifyLast = justify && blockStyle.textAlignLast == .justify
         let indent = blockStyle.textIndent.resolve(against: available / scale) * scale
         let drop = dropCap(paragraph)
         let floatInsets: (Int) -> (left: Double, right: Double) = floats ?? { _ in (0, 0) }
@@ -863,6 +885,8 @@ final class InlineLayout {
                 return false
             }()
             let lastLine = lineIndex == breaks.breaks.count - 1 || endsWithForced
+            // text-align-last: justify stretches the last line's spaces to the full measure too.
+            let lastRatio = lastLine && justifyLast ? fullMeasureRatio(items, itemSegment, first..<breakIndex, width: lineWidth(lineIndex)) : nil
             for itemIndex in first..<breakIndex {
                 let segmentIndex = itemSegment[itemIndex]
                 guard segmentIndex >= 0 else { continue }
@@ -870,7 +894,7 @@ final class InlineLayout {
                 segmentIndices.append(segmentIndex)
                 if case .glue(let w, let y, let z) = items[itemIndex], justify {
                     let adjusted = ratio >= 0 ? w + ratio * y : w + ratio * z
-                    glueAdjust.append(lastLine && ratio > 0 ? w : adjusted)
+                    glueAdjust.append(lastRatio.map { w + $0 * y } ?? (lastLine && ratio > 0 ? w : adjusted))
                 } else {
                     glueAdjust.append(.nan)
                 }
@@ -1026,13 +1050,16 @@ final class InlineLayout {
         // Visual order (bidi rule L2) and alignment.
         let order = levels == nil ? Array(pieces.indices) : Bidi.visualOrder(levels: pieces.map(\.level))
         var align = blockStyle.textAlign
-        if align == .justify {
+        if lastLine {
+            // The last line (and a line before a forced break) follows text-align-last; `auto`
+            // is text-align, except that justified text's last line starts at the start.
             switch blockStyle.textAlignLast {
-            case .auto, .start: align = lastLine ? .start : .justify
-            case .end: align = lastLine ? .end : .justify
-            case .left: align = lastLine ? .left : .justify
-            case .right: align = lastLine ? .right : .justify
-            case .center: align = lastLine ? .center : .justify
+            case .auto: if align == .justify { align = .start }
+            case .start: align = .start
+            case .end: align = .end
+            case .left: align = .left
+            case .right: align = .right
+            case .center: align = .center
             case .justify: align = .justify
             }
         }
@@ -1049,6 +1076,7 @@ final class InlineLayout {
         let baseline = extent.top
         var items: [DisplayItem] = []
         var decorations: [(from: Double, to: Double, style: Int)] = []
+        var backgrounds: [(from: Double, to: Double, style: Int)] = []
         /// Where each annotated base unit was drawn (paragraph index → left and right x).
         var baseSpans: [Int: (left: Double, right: Double)] = [:]
         for index in order {
@@ -1105,8 +1133,18 @@ final class InlineLayout {
             case .forcedBreak:
                 break
             }
+            if piece.kind != .forcedBreak, !style.inlineBackground.isTransparent, piece.width > 0 {
+                if let last = backgrounds.last, abs(last.to - x) < 0.01, styles[last.style].inlineBackground == style.inlineBackground,
+                    styles[last.style].fontSize == style.fontSize
+                {
+                    backgrounds[backgrounds.count - 1].to = x + piece.width
+                } else {
+                    backgrounds.append((x, x + piece.width, piece.style))
+                }
+            }
             x += piece.width
         }
+        if !backgrounds.isEmpty { items.insert(contentsOf: inlineBackgrounds(backgrounds, baseline: baseline), at: 0) }
         for (annotation, face, baseAscent) in annotations {
             let spans = annotation.base.compactMap { baseSpans[$0] }
             guard let left = spans.map(\.left).min(), let right = spans.map(\.right).max() else { continue }
@@ -1159,6 +1197,20 @@ final class InlineLayout {
         return LineBox(
             height: extent.top + extent.bottom, baseline: baseline, items: items, start: start, end: end,
             left: lineLeft, width: used)
+    }
+}
+
+extension InlineLayout {
+    /// Fills behind inline elements' text: each span as tall as its font's ascent and descent
+    /// (the inline box's content area), under the line's glyphs.
+    func inlineBackgrounds(_ spans: [(from: Double, to: Double, style: Int)], baseline: Double) -> [DisplayItem] {
+        spans.map { span in
+            let style = styles[span.style]
+            let face = services.fonts.primaryFace(for: request(style), bookFonts: caches.bookFonts)
+            let size = fontSize(style)
+            let top = baseline - baselineShift(style) - face.ascent(at: size)
+            return .fill(Rect(x: span.from, y: top, width: span.to - span.from, height: face.ascent(at: size) + face.descent(at: size)), style.inlineBackground)
+        }
     }
 }
 

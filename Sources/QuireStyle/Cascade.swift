@@ -642,7 +642,13 @@ final class Cascade {
             }
         case .color:
             if case .color(let c) = v { full.style.color = c ?? parent.style.color }
-        case .textAlign: full.style.textAlign = TextAlign(rawValue: keyword(v)) ?? .start
+        case .textAlign:
+            if keyword(v) == "-internal-center" {
+                // HTML's th rule: centred only where the inherited alignment is the initial one.
+                full.style.textAlign = parent.style.textAlign == .start ? .center : parent.style.textAlign
+            } else {
+                full.style.textAlign = TextAlign(rawValue: keyword(v)) ?? .start
+            }
         case .textAlignLast: full.style.textAlignLast = TextAlignLast(rawValue: keyword(v)) ?? .auto
         case .textIndent: full.style.textIndent = lengthValue(v, context) ?? .zero
         case .textTransform: full.style.textTransform = TextTransform(rawValue: keyword(v)) ?? .none
@@ -696,6 +702,13 @@ final class Cascade {
         let atomic = s.display == .inlineBlock || s.display == .inlineTable || s.float != .none
             || s.position == .absolute || s.position == .fixed
         s.textDecoration = atomic ? full.ownDecoration : parent.style.textDecoration.union(full.ownDecoration)
+        // An inline element's background is painted behind its line boxes, its inline
+        // descendants' text included (not inherited, but their boxes are inside its box).
+        if !isRoot, s.display == .inline || s.display == .ruby || s.display == .rubyText {
+            s.inlineBackground = s.backgroundColor.isTransparent ? parent.style.inlineBackground : s.backgroundColor
+        } else {
+            s.inlineBackground = .transparent
+        }
         var features = full.variantNumeric + full.variantLigatures + full.variantPosition
         for setting in full.featureSettings {
             features.removeAll { $0.tag == setting.tag }

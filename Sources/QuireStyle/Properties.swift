@@ -262,7 +262,34 @@ enum Properties {
             }, nil)
         }
         guard let pairs = parse(name, values) else { return (.invalid, [], nil) }
-        return (.applied, pairs.map { Decl(property: $0.0, value: .value($0.1), important: raw.important) }, nil)
+        // Valid but not honoured by layout or paint: unsupported (for css-report and @supports),
+        // though the cascade still carries the value.
+        let status: DeclarationStatus = pairs.allSatisfy { honoured($0.0, $0.1) } ? .applied : .unsupported
+        return (status, pairs.map { Decl(property: $0.0, value: .value($0.1), important: raw.important) }, nil)
+    }
+
+    /// Whether layout and paint act on a longhand's value. Values that change nothing in Quire
+    /// are unsupported, so that css-report counts what the pages show, and `@supports` lets a
+    /// book's fallback apply. (Judged per declaration: what a value does on one element and not
+    /// another, such as a background on an inline element, is not told apart.)
+    static func honoured(_ property: PropertyID, _ value: SpecifiedValue) -> Bool {
+        let word: String? = { if case .keyword(let word) = value { return word } else { return nil } }()
+        switch property {
+        case .writingMode: return word == "horizontal-tb"  // vertical writing is not set yet
+        case .textOrientation: return false  // only matters in vertical text
+        case .textCombineUpright: return word == "none"
+        case .unicodeBidi: return word == "normal"  // embeddings and isolates come from direction alone
+        case .objectFit: return word == "fill"
+        case .overflow: return word == "visible"  // no clipping
+        case .position: return word == "static" || word == "relative"
+        case .top, .right, .bottom, .left:
+            // Offsets move nothing (an element moved far off-screen is hidden, which is what it is for).
+            if word == "auto" { return true }
+            if case .length(let length) = value { return length.isZero || length.isFarOffscreen }
+            return false
+        case .display: return !["grid", "inline-grid"].contains(word ?? "")
+        default: return true
+        }
     }
 
     /// Parses a property (longhand or shorthand) into longhand values; nil when invalid.
@@ -702,6 +729,7 @@ enum Properties {
             case "-webkit-left", "-moz-left": return .keyword("left")
             case "-webkit-right", "-moz-right": return .keyword("right")
             case "justify-all": return .keyword("justify")
+            case "-internal-center": return .keyword(word)  // the UA's th: see Cascade
             case "match-parent", "-webkit-match-parent", "auto": return .keyword("start")
             default: return nil
             }

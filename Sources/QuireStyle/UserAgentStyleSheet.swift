@@ -55,7 +55,7 @@ enum UserAgentStyleSheet {
     tfoot { display: table-footer-group; vertical-align: middle; }
     tr { display: table-row; vertical-align: inherit; }
     td, th { display: table-cell; padding: 1px; vertical-align: inherit; }
-    th { font-weight: bold; text-align: center; }
+    th { font-weight: bold; text-align: -internal-center; }
 
     hr {
       color: gray; border-style: inset; border-width: 1px; margin: 0.5em auto; overflow: hidden;

@@ -68,6 +68,17 @@ enum SpecifiedLength: Hashable, Sendable {
     static let zero = SpecifiedLength.dimension(0, .px)
 
     var isPercent: Bool { if case .dimension(_, .percent) = self { return true } else { return false } }
+    var isZero: Bool { if case .dimension(0, _) = self { return true } else { return false } }
+    /// An offset that puts a box off the page (the hide-it idiom `left: -9999px`), as
+    /// `BoxTreeBuilder.isOffscreen` reads it.
+    var isFarOffscreen: Bool {
+        switch self {
+        case .dimension(let value, .percent): return value <= -100
+        case .dimension(let value, .px): return value < -2000
+        case .dimension(let value, .em), .dimension(let value, .rem): return value * 16 < -2000  // at the default size
+        default: return false
+        }
+    }
 
     static func px(_ value: Double, _ unit: Unit, _ context: LengthContext) -> Double {
         switch unit {
@@ -307,7 +318,7 @@ enum ColorParser {
                 }
             }
             return Color(red: channels[0], green: channels[1], blue: channels[2], alpha: alpha)
-        case "hsl", "hsla":
+        case "hsl", "hsla", "hwb":
             var hue: Double
             switch items[0] {
             case .token(.number(let n, _)): hue = n
@@ -328,10 +339,24 @@ enum ColorParser {
                 default: return nil
                 }
             }
-            guard let s = fraction(items[1]), let l = fraction(items[2]) else { return nil }
+            guard let second = fraction(items[1]), let third = fraction(items[2]) else { return nil }
             hue = hue.truncatingRemainder(dividingBy: 360)
             if hue < 0 { hue += 360 }
-            let (r, g, b) = hslToRGB(hue / 360, s, l)
+            var (r, g, b): (Double, Double, Double)
+            if name == "hwb" {
+                // Whiteness and blackness mixed into the pure hue (CSS Color 4 §8).
+                let (white, black) = (second, third)
+                if white + black >= 1 {
+                    let gray = white / (white + black)
+                    (r, g, b) = (gray, gray, gray)
+                } else {
+                    let pure = hslToRGB(hue / 360, 1, 0.5)
+                    let scale = 1 - white - black
+                    (r, g, b) = (pure.0 * scale + white, pure.1 * scale + white, pure.2 * scale + white)
+                }
+            } else {
+                (r, g, b) = hslToRGB(hue / 360, second, third)
+            }
             return Color(red: clampByte(r * 255), green: clampByte(g * 255), blue: clampByte(b * 255), alpha: alpha)
         default:
             return nil

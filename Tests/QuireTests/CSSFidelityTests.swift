@@ -1,5 +1,6 @@
 import XCTest
 @testable import QuireLayout
+import QuireStyle
 
 /// The layout defects a comparison with Chromium's print showed (issue 19), each on a small
 /// chapter of its own that failed before its fix.
@@ -131,5 +132,123 @@ final class CSSFidelityTests: XCTestCase {
         let (_, start) = try Self.chapter(style: style.replacingOccurrences(of: "align-items: center;", with: ""), body: "<section><h2>Imprint</h2><p>A short line.</p></section>")
         let startLefts = start.pages[0].items.compactMap { if case .glyphs(let run) = $0 { return run.origin.x } else { return nil } }
         XCTAssertEqual(startLefts.min() ?? 0, content.x, accuracy: 1)
+    }
+
+    /// The glyph runs of the page's last line (the lowest baseline).
+    static func lastLineRuns(_ page: Page) -> [GlyphRun] {
+        let runs = page.items.compactMap { if case .glyphs(let run) = $0 { return run } else { return nil } }
+        let baseline = runs.map(\.origin.y).max() ?? 0
+        return runs.filter { abs($0.origin.y - baseline) < 0.5 }
+    }
+
+    /// Defect 9: text-align-last places the last line (centre, end, or justified to the measure).
+    func testTextAlignLastPlacesTheLastLine() throws {
+        let words = "<p>Words that run on over several lines of a justified paragraph, long enough to wrap a few times over the measure, and then end with a b c d.</p>"
+        func lastLine(_ value: String) throws -> (left: Double, right: Double) {
+            let (_, chapter) = try Self.chapter(style: "p { text-align: justify; text-align-last: \(value); -epub-text-align-last: \(value) }", body: words)
+            let runs = Self.lastLineRuns(chapter.pages[0])
+            let xs = runs.flatMap { run in run.xs.map { run.origin.x + Double($0) } }
+            return (xs.min() ?? 0, xs.max() ?? 0)
+        }
+        let (layout, _) = try Self.chapter(style: "", body: words)
+        let content = layout.settings.contentRect
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let auto = try lastLine("auto")
+        XCTAssertEqual(auto.left, content.x, accuracy: 1, "auto: the last line starts at the start")
+        let center = try lastLine("center")
+        XCTAssertEqual(center.left - content.x, content.maxX - center.right, accuracy: 2 * em, "centred")
+        XCTAssertGreaterThan(center.left, content.x + 3 * em)
+        let end = try lastLine("end")
+        XCTAssertGreaterThan(end.right, content.maxX - 1.5 * em, "at the end")
+        let justify = try lastLine("justify")
+        XCTAssertEqual(justify.left, content.x, accuracy: 1)
+        XCTAssertGreaterThan(justify.right, content.maxX - 1.5 * em, "justified to the measure")
+        XCTAssertLessThan(auto.right, content.maxX - 3 * em, "(the last line is short)")
+    }
+
+    /// Defect 3 (in part): th is centred only when it inherits the initial alignment (HTML's rule).
+    func testHeaderCellsCentreOnlyUnderTheInitialAlignment() throws {
+        let table = "<table style=\"width: 100%\"><tr><th>Head</th></tr><tr><td>A much longer cell of text here</td></tr></table>"
+        func lefts(_ style: String) throws -> (th: Double, td: Double) {
+            let (_, chapter) = try Self.chapter(style: style, body: table)
+            let runs = chapter.pages[0].items.compactMap { if case .glyphs(let run) = $0 { return run } else { return nil } }
+            let byLine = Dictionary(grouping: runs, by: { Int($0.origin.y.rounded()) }).sorted { $0.key < $1.key }
+            XCTAssertEqual(byLine.count, 2)
+            return (byLine[0].value.map(\.origin.x).min() ?? 0, byLine[1].value.map(\.origin.x).min() ?? 0)
+        }
+        let initial = try lefts("")
+        XCTAssertGreaterThan(initial.th, initial.td + 20, "centred by default")
+        let justified = try lefts("body { text-align: justify }")
+        XCTAssertEqual(justified.th, justified.td, accuracy: 0.5, "inherits justify: starts at the cell's start")
+    }
+
+    /// Defect 8 (in part): `height` sizes a block, empty or not, content-box or border-box.
+    func testBlockHeightSizesTheBox() throws {
+        let (layout, plain) = try Self.chapter(style: "p { margin: 0 }", body: "<p>Before.</p><p>After.</p>")
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let step = plain.pages[0].lines[1].rect.y - plain.pages[0].lines[0].rect.y
+        let (_, empty) = try Self.chapter(style: "p { margin: 0 } div { height: 5em }", body: "<p>Before.</p><div></div><p>After.</p>")
+        XCTAssertEqual(empty.pages[0].lines[1].rect.y - empty.pages[0].lines[0].rect.y, step + 5 * em, accuracy: 1, "an empty div of height 5em")
+        let (_, border) = try Self.chapter(
+            style: "p { margin: 0 } div { height: 5em; padding: 1em; box-sizing: border-box }", body: "<p>Before.</p><div></div><p>After.</p>")
+        XCTAssertEqual(border.pages[0].lines[1].rect.y - border.pages[0].lines[0].rect.y, step + 5 * em, accuracy: 1, "border-box: 5em in all")
+        let (_, text) = try Self.chapter(style: "p { margin: 0 } div { height: 5em }", body: "<p>Before.</p><div>Inside.</div><p>After.</p>")
+        XCTAssertEqual(text.pages[0].lines[2].rect.y - text.pages[0].lines[1].rect.y, 5 * em, accuracy: 1, "a div with a line of text is still 5em")
+    }
+
+    /// Defect 10 (in part): `data:` URL images are drawn, base64 or percent-encoded; one that does
+    /// not decode is a missing image, not a silent placeholder.
+    func testDataURLImagesAreDrawn() throws {
+        let svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="red"/></svg>"#
+        let base64 = Data(svg.utf8).base64EncodedString()
+        let percent = svg.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let body = """
+            <p><img src="data:image/svg+xml;base64,\(base64)" alt="one"/></p>
+            <p><img src=" data:image/svg+xml,\(percent)" alt="two"/></p>
+            <p><img src="data:image/png;base64,!!!" alt="three"/></p>
+            """
+        let (_, chapter) = try Self.chapter(style: "", body: body)
+        let boxes = chapter.pages.flatMap(\.items).compactMap { if case .image(let box, _) = $0 { return box } else { return nil } }
+        XCTAssertEqual(boxes.count, 3)
+        for box in boxes.prefix(2) {
+            XCTAssertEqual(box.state, .image, box.alt)
+            XCTAssertEqual(box.inlineData.map { String(decoding: $0, as: UTF8.self) }, svg, box.alt)
+            XCTAssertEqual(box.rect.width, 2 * box.rect.height, accuracy: 1, box.alt)
+        }
+        XCTAssertEqual(boxes[2].state, .missing, "an undecodable data: URL")
+    }
+
+    /// The W3C suite's data: URL tests: a base64 JPEG and a percent-encoded SVG are drawn.
+    func testW3CDataURLTestsShowTheirImages() throws {
+        for name in ["pub-data-urls_browsing-context", "pub-data-urls_top-level-content"] {
+            let path = try TestSupport.corpusFile("w3c-epub-tests-suite/\(name).epub").path
+            let (_, result) = try LayoutTests.layout(path)
+            let boxes = result.chapters.flatMap(\.pages).flatMap(\.items).compactMap { if case .image(let box, _) = $0 { return box } else { return nil } }
+            XCTAssertFalse(boxes.isEmpty, name)
+            XCTAssertTrue(boxes.allSatisfy { $0.state == .image && $0.inlineData != nil }, "\(name): \(boxes.map(\.state))")
+        }
+    }
+
+    /// Defect 5 (in part): an inline element's background is painted behind its text and its
+    /// inline descendants', under the glyphs.
+    func testInlineBackgroundsArePainted() throws {
+        let (_, chapter) = try Self.chapter(
+            style: "mark { background-color: #ffff00 } code { background-color: #e0e0e0 }",
+            body: "<p>Plain words, <mark>marked <b>bold</b> words</mark>, plain again, <code>code</code>.</p>")
+        let items = chapter.pages[0].items
+        let yellow = Color(red: 255, green: 255, blue: 0)
+        let fills = items.enumerated().compactMap { index, item -> (Int, Rect, Color)? in
+            if case .fill(let rect, let color) = item { return (index, rect, color) } else { return nil }
+        }
+        let marked = fills.filter { $0.2 == yellow }
+        XCTAssertEqual(marked.count, 1, "one span for mark and its bold word")
+        XCTAssertEqual(fills.filter { $0.2 == Color(red: 224, green: 224, blue: 224) }.count, 1, "code")
+        let runs = items.enumerated().compactMap { index, item -> (Int, GlyphRun)? in if case .glyphs(let run) = item { return (index, run) } else { return nil } }
+        let inside = runs.filter { marked[0].1.x - 0.5 <= $0.1.origin.x && $0.1.origin.x < marked[0].1.maxX }
+        XCTAssertGreaterThanOrEqual(inside.count, 1)
+        XCTAssertTrue(inside.allSatisfy { $0.0 > marked[0].0 }, "under the glyphs")
+        XCTAssertTrue(inside.allSatisfy { marked[0].1.y < $0.1.origin.y && $0.1.origin.y < marked[0].1.maxY }, "around the baseline")
+        let plain = runs.filter { $0.1.origin.x < marked[0].1.x - 0.5 }
+        XCTAssertFalse(plain.isEmpty, "the plain words before are outside it")
     }
 }

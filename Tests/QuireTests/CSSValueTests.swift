@@ -170,6 +170,40 @@ final class CSSValueTests: XCTestCase {
         XCTAssertEqual(doc.style("d").color, red)
     }
 
+    /// css-report and @supports count what layout honours: a value Quire parses but does not act
+    /// on is unsupported, and `@supports` on it is false, so the book's fallback applies.
+    func testUnhonouredValuesAreUnsupported() throws {
+        for (declaration, applied) in [
+            ("writing-mode: vertical-rl", false), ("-epub-writing-mode: horizontal-tb", true), ("text-orientation: upright", false),
+            ("-epub-text-combine: horizontal", false), ("text-combine-upright: none", true), ("position: absolute", false),
+            ("position: relative", true), ("left: 2em", false), ("left: -9999px", true), ("top: 0", true), ("display: grid", false),
+            ("display: flex", true), ("object-fit: contain", false), ("overflow: hidden", false), ("unicode-bidi: isolate", false),
+            ("text-align-last: justify", true), ("height: 5em", true),
+        ] {
+            let colon = declaration.firstIndex(of: ":")!
+            let raw = RawDeclaration(
+                name: String(declaration[..<colon]), value: ComponentParser.parse(String(declaration[declaration.index(after: colon)...])).0,
+                important: false)
+            XCTAssertEqual(Properties.compile(raw).0, applied ? .applied : .unsupported, declaration)
+        }
+        let css = """
+            @supports (writing-mode: vertical-rl) { #a { color: red } }
+            @supports not (display: grid) { #b { color: red } }
+            """
+        let doc = try StyledDocument(css: css, body: "<p id='a'>a</p><p id='b'>b</p>")
+        XCTAssertEqual(doc.style("a").color, .black, "vertical writing is not offered")
+        XCTAssertEqual(doc.style("b").color, Color(red: 255, green: 0, blue: 0), "grid's fallback applies")
+    }
+
+    /// hwb() colours (CSS Color 4), with and without alpha.
+    func testHWBColours() throws {
+        let css = "#a { color: hwb(0 0% 0%) } #b { color: hwb(120deg 20% 20% / 50%) } #c { color: hwb(0 60% 60%) }"
+        let doc = try StyledDocument(css: css, body: "<p id='a'>a</p><p id='b'>b</p><p id='c'>c</p>")
+        XCTAssertEqual(doc.style("a").color, Color(red: 255, green: 0, blue: 0))
+        XCTAssertEqual(doc.style("b").color, Color(red: 51, green: 204, blue: 51, alpha: 128))
+        XCTAssertEqual(doc.style("c").color, Color(red: 128, green: 128, blue: 128), "whiteness and blackness over 100% are grey")
+    }
+
     func testFontFaceAndPageRules() throws {
         let css = """
             @font-face { font-family: "Libre"; src: url("../fonts/Libre-Bold.otf") format("opentype"), local("Libre Bold"); font-weight: bold; font-style: italic; unicode-range: U+0000-00FF, U+2??; }
