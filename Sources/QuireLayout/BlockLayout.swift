@@ -214,11 +214,7 @@ struct BlockLayout {
         let marginBottom = px(style.margin.bottom.resolve(against: basis) ?? 0)
         var marginLeft = px(style.margin.left.resolve(against: basis) ?? 0)
         var marginRight = px(style.margin.right.resolve(against: basis) ?? 0)
-        let border = Edges(
-            top: style.borderStyle.top == .none ? 0 : px(style.borderWidth.top),
-            right: style.borderStyle.right == .none ? 0 : px(style.borderWidth.right),
-            bottom: style.borderStyle.bottom == .none ? 0 : px(style.borderWidth.bottom),
-            left: style.borderStyle.left == .none ? 0 : px(style.borderWidth.left))
+        let border = borderEdges(style)
         var padding = Edges(
             top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
             bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
@@ -361,6 +357,15 @@ struct BlockLayout {
         case .paragraph: return 0
         }
         return px(max(0, style.margin.left.resolve(against: 0) ?? 0) + max(0, style.margin.right.resolve(against: 0) ?? 0))
+    }
+
+    /// The used border widths in device pixels (none where the style is none).
+    func borderEdges(_ style: ComputedStyle) -> Edges<Double> {
+        Edges(
+            top: style.borderStyle.top == .none ? 0 : px(style.borderWidth.top),
+            right: style.borderStyle.right == .none ? 0 : px(style.borderWidth.right),
+            bottom: style.borderStyle.bottom == .none ? 0 : px(style.borderWidth.bottom),
+            left: style.borderStyle.left == .none ? 0 : px(style.borderWidth.left))
     }
 
     func drawBorders(_ style: ComputedStyle, border: Edges<Double>, rect: Rect, flow: Flow) {
@@ -589,10 +594,21 @@ struct BlockLayout {
     }
 
     /// Tables: automatic column widths; each row is one unbreakable slice.
-    func layoutTable(_ table: TableNode, left: Double, width: Double, flow: Flow) {
+    func layoutTable(_ table: TableNode, left outerLeft: Double, width outerWidth: Double, flow: Flow) {
         let style = table.style
-        flow.collapseMargin(px(style.margin.top.resolve(against: width / scale) ?? 0))
-        layoutChildren(table.caption, left: left, width: width, flow: flow, listMarker: nil)
+        flow.collapseMargin(px(style.margin.top.resolve(against: outerWidth / scale) ?? 0))
+        layoutChildren(table.caption, left: outerLeft, width: outerWidth, flow: flow, listMarker: nil)
+        // The table's own border and background, around its rows (the caption is outside).
+        let border = borderEdges(style)
+        let firstSlice = flow.slices.count
+        if border.top > 0 {
+            flow.flushMargin()
+            flow.openBox()
+        }
+        let tableTop = flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative
+        flow.y += border.top
+        let left = outerLeft + border.left
+        let width = max(outerWidth - border.left - border.right, px(8))
         let columns = max(1, table.rows.map(\.count).max() ?? 1)
         let (widths, squeezed) = columnWidths(table, columns: columns, available: width)
         // Columns narrower than their longest words: those words break, rather than spill into
@@ -602,16 +618,23 @@ struct BlockLayout {
         defer { inline.breaksOverlongWords = breaking }
         let offsets = widths.indices.map { widths[..<$0].reduce(0, +) }
         for row in table.rows {
-            var cellFlows: [Flow] = []
-            for (column, cell) in row.enumerated() {
-                let cellFlow = Flow()
-                let columnWidth = column == row.count - 1 ? widths[column...].reduce(0, +) : widths[column]
-                layoutBlock(cell, left: 0, width: columnWidth, flow: cellFlow, inheritedMarker: nil)
-                cellFlow.flushMargin()
-                cellFlows.append(cellFlow)
-            }
-            let height = cellFlows.map { max($0.y, $0.slices.last?.bottom ?? 0) }.max() ?? 0
+            let columnWidths = row.indices.map { column in column == row.count - 1 ? widths[column...].reduce(0, +) : widths[column] }
+            var cellFlows = row.indices.map { layoutCell(row[$0], width: columnWidths[$0], above: 0, below: 0) }
+            let heights = cellFlows.map { max($0.y, $0.slices.last?.bottom ?? 0) }
+            let height = heights.max() ?? 0
             guard height > 0 else { continue }
+            // Every cell is as tall as its row (its background and borders reach the row's foot),
+            // its content placed by vertical-align: the extra height goes above or below it.
+            for (column, cell) in row.enumerated() where heights[column] < height - 0.5 {
+                let extra = height - heights[column]
+                let above: Double
+                switch cell.style.verticalAlign {
+                case .middle: above = extra / 2
+                case .bottom: above = extra
+                default: above = 0
+                }
+                cellFlows[column] = layoutCell(cell, width: columnWidths[column], above: above, below: extra - above)
+            }
             let start = cellFlows.first?.slices.first?.start ?? flow.slices.last?.start ?? 0
             let slice = flow.addSlice(height: height, start: start)
             let top = flow.slices[slice].top
@@ -620,7 +643,31 @@ struct BlockLayout {
                 flow.place(cellFlow, dx: dx, dy: top, in: slice)
             }
         }
-        flow.collapseMargin(px(style.margin.bottom.resolve(against: width / scale) ?? 0))
+        flow.y += border.bottom
+        if border.bottom > 0 { flow.closeBox(firstSlice: firstSlice) }
+        let tableBottom = flow.y
+        let tableWidth = min(outerWidth, widths.reduce(0, +) + border.left + border.right)
+        if tableBottom > tableTop + border.top + border.bottom {
+            let rect = Rect(x: outerLeft, y: tableTop, width: tableWidth, height: tableBottom - tableTop)
+            if !style.backgroundColor.isTransparent { flow.spanning.append((tableTop, tableBottom, .fill(rect, style.backgroundColor))) }
+            drawBorders(style, border: border, rect: rect, flow: flow)
+        }
+        flow.collapseMargin(px(style.margin.bottom.resolve(against: outerWidth / scale) ?? 0))
+    }
+
+    /// One cell laid out on its own, with `above` and `below` device pixels added to its padding
+    /// (to fill its row).
+    func layoutCell(_ cell: BlockNode, width: Double, above: Double, below: Double) -> Flow {
+        var cell = cell
+        if above > 0 || below > 0 {
+            let basis = width / scale
+            cell.style.padding.top = .px(cell.style.padding.top.resolve(against: basis) + above / scale)
+            cell.style.padding.bottom = .px(cell.style.padding.bottom.resolve(against: basis) + below / scale)
+        }
+        let cellFlow = Flow()
+        layoutBlock(cell, left: 0, width: width, flow: cellFlow, inheritedMarker: nil)
+        cellFlow.flushMargin()
+        return cellFlow
     }
 }
 

@@ -251,4 +251,33 @@ final class CSSFidelityTests: XCTestCase {
         let plain = runs.filter { $0.1.origin.x < marked[0].1.x - 0.5 }
         XCTAssertFalse(plain.isEmpty, "the plain words before are outside it")
     }
+
+    /// Defect 3 (in part): the table's own border is painted, cells are as tall as their row,
+    /// and vertical-align (the UA's middle under tbody) places a short cell's text.
+    func testTableBordersCellHeightsAndVerticalAlign() throws {
+        let body = """
+            <table><tbody><tr><td>one<br/>two<br/>three</td><td>mid</td><td style="vertical-align: top">top</td>
+            <td style="vertical-align: bottom">low</td></tr></tbody></table>
+            """
+        let (_, chapter) = try Self.chapter(style: "table { border: 3px solid black } td { background-color: #eeeeee }", body: body)
+        let page = chapter.pages[0]
+        let fills = page.items.compactMap { if case .fill(let rect, _) = $0 { return rect } else { return nil } }
+        XCTAssertEqual(fills.count, 4, "a background per cell")
+        XCTAssertEqual(Set(fills.map { Int($0.height.rounded()) }).count, 1, "every cell as tall as the row: \(fills.map(\.height))")
+        let strokes = Self.strokes(page)
+        XCTAssertEqual(strokes.count, 4, "the table's four borders")
+        let frame = (top: strokes.map(\.from.y).min()!, bottom: strokes.map(\.from.y).max()!)
+        XCTAssertTrue(fills.allSatisfy { $0.y >= frame.top && $0.maxY <= frame.bottom }, "cells inside the border")
+        let runs = page.items.compactMap { if case .glyphs(let run) = $0 { return run } else { return nil } }
+        let baselines = Set(runs.map { ($0.origin.y * 10).rounded() / 10 }).sorted()
+        XCTAssertEqual(baselines.count, 3, "three lines in the tall cell: \(baselines)")
+        let byX = runs.sorted { $0.origin.x < $1.origin.x }
+        let tall = byX.filter { abs($0.origin.x - byX[0].origin.x) < 1 }
+        XCTAssertEqual(tall.count, 3)
+        let others = byX.filter { abs($0.origin.x - byX[0].origin.x) >= 1 }
+        XCTAssertEqual(others.count, 3)
+        XCTAssertEqual(others[0].origin.y, baselines[1], accuracy: 0.5, "middle: on the tall cell's middle line")
+        XCTAssertEqual(others[1].origin.y, baselines[0], accuracy: 0.5, "top")
+        XCTAssertEqual(others[2].origin.y, baselines[2], accuracy: 0.5, "bottom")
+    }
 }
