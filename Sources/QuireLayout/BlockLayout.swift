@@ -273,14 +273,8 @@ struct BlockLayout {
         } else {
             layoutChildren(block.children, left: contentLeft, width: contentWidth, flow: flow, listMarker: block.marker ?? inheritedMarker)
         }
-        // height and min-height: the content box is at least that tall (the border box, under
-        // box-sizing: border-box), so sized boxes keep their size even when empty. Content taller
-        // than `height` grows the box rather than overlapping what follows. A percentage height
-        // has an auto-height containing block here, and so is auto.
-        var fixedHeight = 0.0
-        if case .length(.px(let height)) = style.height { fixedHeight = px(height) }
-        let boxEdges = style.boxSizing == .borderBox ? border.top + padding.top + border.bottom + padding.bottom : 0
-        let minimumContent = max(px(style.minHeight.resolve(against: 0)), fixedHeight) - boxEdges
+        // height and min-height: sized boxes keep their size even when empty.
+        let minimumContent = minimumContentHeight(style, border: border, padding: padding)
         let contentTop = boxTop + border.top + padding.top
         if minimumContent > 0, flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative < contentTop + minimumContent {
             flow.flushMargin()
@@ -309,6 +303,17 @@ struct BlockLayout {
         }
     }
 
+    /// The least height of a block's content box from `height` and `min-height` (less padding
+    /// and borders under box-sizing: border-box). Content taller than `height` grows the box
+    /// rather than overlapping what follows; a percentage height has an auto-height containing
+    /// block here, and so is auto.
+    func minimumContentHeight(_ style: ComputedStyle, border: Edges<Double>, padding: Edges<Double>) -> Double {
+        var fixedHeight = 0.0
+        if case .length(.px(let height)) = style.height { fixedHeight = px(height) }
+        let boxEdges = style.boxSizing == .borderBox ? border.top + padding.top + border.bottom + padding.bottom : 0
+        return max(px(style.minHeight.resolve(against: 0)), fixedHeight) - boxEdges
+    }
+
     /// A column flex container, the subset books use to centre an imprint, an epigraph or a plate
     /// on its page: items stack in order (or reversed), `align-items` centres (or moves to one
     /// side) each at its max-content width, and `justify-content` places them in the container's
@@ -334,8 +339,7 @@ struct BlockLayout {
             layoutChildren([item], left: itemLeft, width: itemWidth, flow: flow, listMarker: nil)
             flow.flushMargin()
         }
-        let edges = style.boxSizing == .borderBox ? border.top + padding.top + border.bottom + padding.bottom : 0
-        let target = max(px(style.minHeight.resolve(against: 0)) - edges, 0)
+        let target = max(minimumContentHeight(style, border: border, padding: padding), 0)
         let used = flow.y - contentTop
         guard target > used else { return }
         let free = target - used
