@@ -16,7 +16,7 @@ RUNTIME_PACKAGES=(
 # Tools the tests, the sample build and the benchmarks call.
 TOOL_PACKAGES=(
   zip unzip libxml2-utils poppler-utils mupdf-tools tmux qpdf hyperfine time bc python3 binutils man-db gcc
-  xvfb xterm imagemagick fonts-dejavu-core kitty libgl1-mesa-dri libglx-mesa0 slurm-wlm munge parallel
+  xvfb xterm imagemagick fonts-dejavu-core kitty libgl1-mesa-dri libglx-mesa0 slurm-wlm munge parallel chromium
 )
 
 packages=("${BUILD_PACKAGES[@]}" "${RUNTIME_PACKAGES[@]}" "${TOOL_PACKAGES[@]}")
