@@ -353,7 +353,7 @@ public final class BookLayout: @unchecked Sendable {
             var loaded: FontFace?
             for source in rule.sources {
                 guard case .url(let path) = source.kind else { continue }
-                if let format = source.format?.lowercased(), format.contains("woff2") || format == "svg" || format == "embedded-opentype" {
+                if let format = source.format?.lowercased(), format == "svg" || format == "embedded-opentype" {
                     continue
                 }
                 if let face = services.fonts.bookFace(name: path, data: { try container.read(path: path) }) {

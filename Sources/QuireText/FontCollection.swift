@@ -123,7 +123,12 @@ public final class FontCollection: @unchecked Sendable {
             return face
         }
         lock.unlock()
-        guard let bytes = try? data(), let face = try? FontFace(source: .memory(name: name, data: bytes, index: 0)) else { return nil }
+        guard var bytes = try? data() else { return nil }
+        if WebFont.isWebFont(bytes) {
+            guard let sfnt = WebFont.sfnt(bytes) else { return nil }
+            bytes = sfnt
+        }
+        guard let face = try? FontFace(source: .memory(name: name, data: bytes, index: 0)) else { return nil }
         lock.lock()
         defer { lock.unlock() }
         if let existing = faces[key] { return existing }

@@ -280,4 +280,68 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertEqual(others[1].origin.y, baselines[0], accuracy: 0.5, "top")
         XCTAssertEqual(others[2].origin.y, baselines[2], accuracy: 0.5, "bottom")
     }
+
+    /// A WOFF 1.0 file wrapping `sfnt`'s tables as they are (the format allows a table stored
+    /// uncompressed when its compressed length equals its length).
+    static func woff(_ sfnt: [UInt8]) -> [UInt8] {
+        func u32(_ at: Int) -> UInt32 { sfnt[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        func put(_ value: UInt32, _ out: inout [UInt8]) { out += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) } }
+        let count = Int(sfnt[4]) << 8 | Int(sfnt[5])
+        let tables = (0..<count).map { i -> (tag: UInt32, checksum: UInt32, offset: Int, length: Int) in
+            let entry = 12 + 16 * i
+            return (u32(entry), u32(entry + 4), Int(u32(entry + 8)), Int(u32(entry + 12)))
+        }
+        let padded = { (n: Int) in (n + 3) & ~3 }
+        var offset = 44 + 20 * count
+        var directory: [UInt8] = []
+        var data: [UInt8] = []
+        for table in tables {
+            put(table.tag, &directory)
+            put(UInt32(offset + data.count), &directory)
+            put(UInt32(table.length), &directory)
+            put(UInt32(table.length), &directory)
+            put(table.checksum, &directory)
+            data += sfnt[table.offset..<table.offset + table.length]
+            data += [UInt8](repeating: 0, count: padded(table.length) - table.length)
+        }
+        offset += data.count
+        var header: [UInt8] = Array("wOFF".utf8)
+        put(u32(0), &header)
+        put(UInt32(offset), &header)
+        header += [UInt8(count >> 8), UInt8(count & 0xFF), 0, 0]
+        put(UInt32(12 + 16 * count + tables.reduce(0) { $0 + padded($1.length) }), &header)
+        header += [0, 1, 0, 0]
+        header += [UInt8](repeating: 0, count: 20)
+        return header + directory + data
+    }
+
+    /// Defect 10 (in part): WOFF and WOFF2 @font-face sources are used (FreeType unpacks them to
+    /// the sfnt), where before the rule fell back to the bundled serif.
+    func testWOFFFontsAreUsed() throws {
+        let ttf = try [UInt8](Data(contentsOf: TestSupport.packageRoot.appendingPathComponent("Fonts/JetBrainsMono-Regular.ttf")))
+        let directory = try TestSupport.temporaryDirectory(#function)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var book = TestBook()
+        book.extraManifest = #"<item id="font" href="mono.woff" media-type="font/woff"/>"#
+        book.extraEntries = [.init(name: "OEBPS/mono.woff", data: Self.woff(ttf))]
+        book.chapter = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title><style>
+            @font-face { font-family: "Book Mono"; src: url(mono.woff) format("woff") } p.w { font-family: "Book Mono", serif }
+            </style></head><body><p>Serif words.</p><p class="w">Words in the book's WOFF font.</p></body></html>
+            """
+        let url = directory.appendingPathComponent("book.epub")
+        try book.write(to: url)
+        let (_, result) = try LayoutTests.layout(url.path)
+        let runs = try XCTUnwrap(result.chapters.last).pages[0].items.compactMap { if case .glyphs(let run) = $0 { return run } else { return nil } }
+        XCTAssertTrue(runs.contains { $0.face.key == "book:OEBPS/mono.woff" && $0.face.familyName == "JetBrains Mono" }, "\(runs.map(\.face.key))")
+        XCTAssertTrue(runs.contains { $0.face.key != "book:OEBPS/mono.woff" }, "the first paragraph stays serif")
+
+        for name in ["cnt-css-fonts_woff", "cnt-css-fonts_woff2"] {
+            let path = try TestSupport.corpusFile("w3c-epub-tests-suite/\(name).epub").path
+            let (_, w3c) = try LayoutTests.layout(path)
+            let keys = Set(w3c.chapters.flatMap(\.pages).flatMap(\.items).compactMap { if case .glyphs(let run) = $0 { return run.face.key } else { return nil } })
+            XCTAssertTrue(keys.contains { $0.hasPrefix("book:") }, "\(name): the item is set in the book's font: \(keys)")
+        }
+    }
 }
