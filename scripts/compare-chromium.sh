@@ -60,8 +60,10 @@ python3 - "$chapter" "$width" "$height" "$dpi" "$margin_pt" <<'EOF'
 import sys
 path, width, height, dpi, margin_pt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 scale = dpi / 96                                   # device pixels per CSS pixel, as Quire's
+# Chromium shrinks a printed page whose content overflows it sideways (a long <pre> line) by up
+# to 1.5; clipping the root's overflow, as the page edge clips Quire's, keeps its scale at 1.
 margin_px = round(margin_pt * dpi / 72)            # Quire rounds its margin to whole pixels
-style = ("<style>@page { size: %.3fpx %.3fpx; margin: %.3fpx } html { -webkit-print-color-adjust: exact }</style>"
+style = ("<style>@page { size: %.3fpx %.3fpx; margin: %.3fpx } html { -webkit-print-color-adjust: exact } html, body { overflow: clip !important }</style>"
          % (width / scale, height / scale, margin_px / scale))
 text = open(path, encoding="utf-8").read()
 head = text.lower().rfind("</head>")

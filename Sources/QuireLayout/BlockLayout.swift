@@ -611,18 +611,28 @@ struct BlockLayout {
         }
         let tableTop = flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative
         flow.y += border.top
-        let left = outerLeft + border.left
-        let width = max(outerWidth - border.left - border.right, px(8))
         let columns = max(1, table.rows.map(\.count).max() ?? 1)
-        let (widths, squeezed) = columnWidths(table, columns: columns, available: width)
+        // The separated model puts border-spacing around every cell; the collapsed one has none
+        // and merges the borders cells share.
+        let collapse = style.borderCollapse
+        let spacing = collapse ? (h: 0.0, v: 0.0) : (h: px(style.borderSpacingHorizontal), v: px(style.borderSpacingVertical))
+        let rows = collapse ? Self.collapsedBorders(table.rows, tableBorder: border) : table.rows
+        let left = outerLeft + border.left + spacing.h
+        let width = max(outerWidth - border.left - border.right - Double(columns + 1) * spacing.h, px(8))
+        var spaced = table
+        spaced.rows = rows
+        let (widths, squeezed) = columnWidths(spaced, columns: columns, available: width)
         // Columns narrower than their longest words: those words break, rather than spill into
         // the next cell or off the page.
         let breaking = inline.breaksOverlongWords
         inline.breaksOverlongWords = breaking || squeezed
         defer { inline.breaksOverlongWords = breaking }
-        let offsets = widths.indices.map { widths[..<$0].reduce(0, +) }
-        for row in table.rows {
-            let columnWidths = row.indices.map { column in column == row.count - 1 ? widths[column...].reduce(0, +) : widths[column] }
+        let offsets = widths.indices.map { widths[..<$0].reduce(0, +) + Double($0) * spacing.h }
+        for row in rows {
+            // A short row's last cell spans the columns it lacks, and the spacing between them.
+            let columnWidths = row.indices.map { column in
+                column == row.count - 1 ? widths[column...].reduce(0, +) + Double(widths.count - 1 - column) * spacing.h : widths[column]
+            }
             var cellFlows = row.indices.map { layoutCell(row[$0], width: columnWidths[$0], above: 0, below: 0) }
             let heights = cellFlows.map { max($0.y, $0.slices.last?.bottom ?? 0) }
             let height = heights.max() ?? 0
@@ -639,6 +649,7 @@ struct BlockLayout {
                 }
                 cellFlows[column] = layoutCell(cell, width: columnWidths[column], above: above, below: extra - above)
             }
+            flow.y += spacing.v
             let start = cellFlows.first?.slices.first?.start ?? flow.slices.last?.start ?? 0
             let slice = flow.addSlice(height: height, start: start)
             let top = flow.slices[slice].top
@@ -647,16 +658,58 @@ struct BlockLayout {
                 flow.place(cellFlow, dx: dx, dy: top, in: slice)
             }
         }
+        if !rows.isEmpty { flow.y += spacing.v }
         flow.y += border.bottom
         if border.bottom > 0 { flow.closeBox(firstSlice: firstSlice) }
         let tableBottom = flow.y
-        let tableWidth = min(outerWidth, widths.reduce(0, +) + border.left + border.right)
+        let tableWidth = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + border.left + border.right)
         if tableBottom > tableTop + border.top + border.bottom {
             let rect = Rect(x: outerLeft, y: tableTop, width: tableWidth, height: tableBottom - tableTop)
             if !style.backgroundColor.isTransparent { flow.spanning.append((tableTop, tableBottom, .fill(rect, style.backgroundColor))) }
             drawBorders(style, border: border, rect: rect, flow: flow)
         }
         flow.collapseMargin(px(style.margin.bottom.resolve(against: outerWidth / scale) ?? 0))
+    }
+
+    /// `border-collapse: collapse`: where two cells meet, the wider of their two borders is kept on
+    /// the first (left or upper) cell and the other is dropped, so the rule is drawn once; a table
+    /// border replaces the outer cells' borders on its side.
+    static func collapsedBorders(_ rows: [[BlockNode]], tableBorder: Edges<Double>) -> [[BlockNode]] {
+        func width(_ style: BorderStyle, _ value: Double) -> Double { style == .none || style == .hidden ? 0 : value }
+        var rows = rows
+        for r in rows.indices {
+            for c in rows[r].indices {
+                var cell = rows[r][c].style
+                if c > 0 {
+                    var previous = rows[r][c - 1].style
+                    if width(cell.borderStyle.left, cell.borderWidth.left) > width(previous.borderStyle.right, previous.borderWidth.right) {
+                        previous.borderStyle.right = cell.borderStyle.left
+                        previous.borderWidth.right = cell.borderWidth.left
+                        previous.borderColor.right = cell.borderColor.left ?? cell.color
+                        rows[r][c - 1].style = previous
+                    }
+                    cell.borderStyle.left = .none
+                } else if tableBorder.left > 0 {
+                    cell.borderStyle.left = .none
+                }
+                if c == rows[r].count - 1, tableBorder.right > 0 { cell.borderStyle.right = .none }
+                if r > 0, c < rows[r - 1].count {
+                    var above = rows[r - 1][c].style
+                    if width(cell.borderStyle.top, cell.borderWidth.top) > width(above.borderStyle.bottom, above.borderWidth.bottom) {
+                        above.borderStyle.bottom = cell.borderStyle.top
+                        above.borderWidth.bottom = cell.borderWidth.top
+                        above.borderColor.bottom = cell.borderColor.top ?? cell.color
+                        rows[r - 1][c].style = above
+                    }
+                    cell.borderStyle.top = .none
+                } else if r == 0, tableBorder.top > 0 {
+                    cell.borderStyle.top = .none
+                }
+                if r == rows.count - 1, tableBorder.bottom > 0 { cell.borderStyle.bottom = .none }
+                rows[r][c].style = cell
+            }
+        }
+        return rows
     }
 
     /// One cell laid out on its own, with `above` and `below` device pixels added to its padding

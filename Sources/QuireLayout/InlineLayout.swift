@@ -672,6 +672,16 @@ final class InlineLayout {
             ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: false, syntheticItalic: false)
     }
 
+    /// The list item's face for its marker, or a fallback face that has the marker's characters
+    /// (`cjk-decimal` digits in a Latin font).
+    func markerFace(_ marker: GeneratedContent) -> FontFace {
+        let primary = services.fonts.primaryFace(for: request(marker.style), bookFonts: caches.bookFonts)
+        for scalar in marker.text.unicodeScalars where scalar.value > 0x20 && primary.glyph(for: scalar) == nil {
+            return services.fonts.fallbackFace(for: scalar, request: request(marker.style)) ?? primary
+        }
+        return primary
+    }
+
     /// The mark of `text-emphasis` shaped at half the text's size, in a face that has it.
     func emphasisMark(_ emphasis: TextEmphasis, style: ComputedStyle) -> (face: FontFace, shaped: ShapedText)? {
         let units = Array(emphasis.mark.utf16)
@@ -1176,11 +1186,12 @@ final class InlineLayout {
             }
         }
         if let marker, !marker.text.isEmpty {
-            let face = services.fonts.primaryFace(for: request(marker.style), bookFonts: caches.bookFonts)
+            let face = markerFace(marker)
             let units = Array(marker.text.utf16)
             let shaped = shaper.shape(units[...], parameters(marker.style, face: face, rtl: false))
-            let gap = fontSize(marker.style) * 0.5
-            let markerX = rtl ? available + gap : -shaped.advance - gap
+            // Flush against the content, as browsers put an outside marker: its text ends in its
+            // own space ("1. ", "• ") or suffix ("一、").
+            let markerX = rtl ? available : -shaped.advance
             var pen = 0.0
             var xs: [Float] = []
             for glyph in shaped.glyphs {

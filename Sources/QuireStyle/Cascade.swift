@@ -24,6 +24,11 @@ struct FullStyle: Hashable {
     var emphasisStyle = "none"
     var emphasisColor: Color? = nil
     var custom: [String: [CV]] = [:]
+    /// The font size was given in absolute units here or by an ancestor (browsers then leave it
+    /// alone when the family turns monospace).
+    var fontSizeIsAbsolute = false
+    /// The font size carries the monospace factor (13/16), as browsers size `font-family: monospace`.
+    var fontSizeIsMonospaceScaled = false
     // Not inherited.
     var ownDecoration: TextDecoration = []
     var content: SpecifiedValue? = nil
@@ -50,6 +55,8 @@ struct FullStyle: Hashable {
         child.emphasisStyle = emphasisStyle
         child.emphasisColor = emphasisColor
         child.custom = custom
+        child.fontSizeIsAbsolute = fontSizeIsAbsolute
+        child.fontSizeIsMonospaceScaled = fontSizeIsMonospaceScaled
         return child
     }
 }
@@ -346,15 +353,28 @@ final class Cascade {
             fontSize: parentStyle.fontSize, rootFontSize: isRoot ? 16 * fontScale : rootFontSize,
             viewportWidth: environment.viewportWidth, viewportHeight: environment.viewportHeight)
         if isRoot && pseudo == nil { full.style.fontSize = 16 * fontScale }
+        if let v = values[PropertyID.fontFamily.rawValue] { apply(.fontFamily, v, &full, parent, &context) }
         if let v = values[PropertyID.fontSize.rawValue] { apply(.fontSize, v, &full, parent, &context) }
+        Self.scaleForMonospace(&full)
         context.fontSize = full.style.fontSize
         if let v = values[PropertyID.color.rawValue] { apply(.color, v, &full, parent, &context) }
         for (index, value) in values.enumerated() {
-            guard let value, index != PropertyID.fontSize.rawValue, index != PropertyID.color.rawValue else { continue }
+            guard let value, index != PropertyID.fontSize.rawValue, index != PropertyID.color.rawValue, index != PropertyID.fontFamily.rawValue
+            else { continue }
             apply(PropertyID(rawValue: index)!, value, &full, parent, &context)
         }
         fixUp(&full, parent: parent, isRoot: isRoot, pseudo: pseudo)
         return full
+    }
+
+    /// Browsers' default monospace size is 13 px where the others' is 16: text whose family is
+    /// just `monospace` is scaled by 13/16 unless its size is absolute (px, pt…), and scaled back
+    /// when a descendant leaves monospace. `monospace, monospace` (the usual way out) is exempt.
+    static func scaleForMonospace(_ full: inout FullStyle) {
+        let wanted = full.style.fontFamilies == ["monospace"] && !full.fontSizeIsAbsolute
+        guard wanted != full.fontSizeIsMonospaceScaled else { return }
+        full.style.fontSize *= wanted ? 13.0 / 16.0 : 16.0 / 13.0
+        full.fontSizeIsMonospaceScaled = wanted
     }
 
     private func resolveCustom(_ declared: [String: [CV]], into full: inout FullStyle) {
@@ -467,6 +487,9 @@ final class Cascade {
         case .visibility: full.style.visibility = s.visibility
         case .quotes: full.quotes = source.quotes
         case .wordBreak: full.style.wordBreak = s.wordBreak
+        case .borderCollapse: full.style.borderCollapse = s.borderCollapse
+        case .borderSpacingHorizontal: full.style.borderSpacingHorizontal = s.borderSpacingHorizontal
+        case .borderSpacingVertical: full.style.borderSpacingVertical = s.borderSpacingVertical
         case .overflowWrap: full.style.overflowWrap = s.overflowWrap
         case .lineBreak: full.style.lineBreak = s.lineBreak
         case .textOrientation: full.style.textOrientation = s.textOrientation
@@ -486,6 +509,10 @@ final class Cascade {
             case .unset: if !id.inherited { copy(id, from: Cascade.initialFull, to: &full) }
             }
             if id == .fontSize && wide == .initial { full.style.fontSize = 16 * fontScale }
+            if id == .fontSize && wide == .initial {
+                full.fontSizeIsAbsolute = false
+                full.fontSizeIsMonospaceScaled = false
+            }
             return
         case .value(let v):
             set(id, v, &full, parent, context)
@@ -606,12 +633,16 @@ final class Cascade {
                     full.style.fontSize = parentSize * 1.2
                 } else {
                     full.style.fontSize = (Properties.fontSizeKeywords[word] ?? 16) * fontScale
+                    full.fontSizeIsAbsolute = false
+                    full.fontSizeIsMonospaceScaled = false
                 }
             case .length(let l):
                 var ctx = context
                 ctx.fontSize = parentSize
                 if case .dimension(let n, let unit) = l, unit.isAbsolute {
                     full.style.fontSize = SpecifiedLength.px(n, unit, ctx) * fontScale
+                    full.fontSizeIsAbsolute = true
+                    full.fontSizeIsMonospaceScaled = false
                 } else {
                     full.style.fontSize = l.resolvePx(ctx, percentBase: parentSize)
                 }
@@ -665,6 +696,9 @@ final class Cascade {
         case .orphans: if case .integer(let n) = v { full.style.orphans = n }
         case .visibility: full.style.visibility = Visibility(rawValue: keyword(v)) ?? .visible
         case .wordBreak: full.style.wordBreak = WordBreak(rawValue: keyword(v)) ?? .normal
+        case .borderCollapse: full.style.borderCollapse = keyword(v) == "collapse"
+        case .borderSpacingHorizontal: full.style.borderSpacingHorizontal = px(v, context)
+        case .borderSpacingVertical: full.style.borderSpacingVertical = px(v, context)
         case .overflowWrap: full.style.overflowWrap = OverflowWrap(rawValue: keyword(v)) ?? .normal
         case .lineBreak: full.style.lineBreak = LineBreak(rawValue: keyword(v)) ?? .auto
         case .textOrientation: full.style.textOrientation = TextOrientation(rawValue: keyword(v)) ?? .mixed

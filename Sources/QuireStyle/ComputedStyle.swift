@@ -258,6 +258,11 @@ public struct ComputedStyle: Sendable, Hashable {
     public var textOrientation: TextOrientation = .mixed
     public var textCombineUpright: TextCombineUpright = .none
     public var textEmphasis: TextEmphasis? = nil
+    /// Tables: adjacent cell borders merge into one (`border-collapse: collapse`).
+    public var borderCollapse = false
+    /// Tables in the separated model: CSS px between cells, and between cells and the table's border.
+    public var borderSpacingHorizontal = 0.0
+    public var borderSpacingVertical = 0.0
 
     public init() {}
 
@@ -294,6 +299,9 @@ public struct ComputedStyle: Sendable, Hashable {
         child.textOrientation = textOrientation
         child.textCombineUpright = textCombineUpright
         child.textEmphasis = textEmphasis
+        child.borderCollapse = borderCollapse
+        child.borderSpacingHorizontal = borderSpacingHorizontal
+        child.borderSpacingVertical = borderSpacingVertical
         return child
     }
 

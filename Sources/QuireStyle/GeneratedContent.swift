@@ -171,6 +171,7 @@ struct GeneratedContentState {
         case .circle: return "◦ "
         case .square: return "▪ "
         case .string(let s): return s
+        case .cjkDecimal: return format(value, type) + "、"
         default: return format(value, type) + ". "
         }
     }

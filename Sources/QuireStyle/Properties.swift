@@ -20,6 +20,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case textTransform, letterSpacing, wordSpacing, whiteSpace, hyphens, direction, writingMode
     case listStyleType, listStylePosition, widows, orphans, visibility, quotes
     case wordBreak, overflowWrap, lineBreak, textOrientation, textCombineUpright, textEmphasisStyle, textEmphasisColor
+    case borderCollapse, borderSpacingHorizontal, borderSpacingVertical
 
     var inherited: Bool { rawValue >= PropertyID.fontFamily.rawValue }
 }
@@ -134,14 +135,14 @@ enum Properties {
         "margin-inline-end": .marginRight, "padding-block-start": .paddingTop, "padding-block-end": .paddingBottom,
         "padding-inline-start": .paddingLeft, "padding-inline-end": .paddingRight,
         "inline-size": .width, "block-size": .height, "max-inline-size": .maxWidth, "max-block-size": .maxHeight,
-        "min-inline-size": .minWidth, "min-block-size": .minHeight,
+        "min-inline-size": .minWidth, "min-block-size": .minHeight, "border-collapse": .borderCollapse,
     ]
 
     static let shorthandNames: Set<String> = [
         "margin", "padding", "border", "border-top", "border-right", "border-bottom", "border-left", "border-width",
         "border-style", "border-color", "list-style", "background", "text-decoration", "-webkit-text-decoration",
         "font", "font-variant", "page-break-before", "page-break-after", "page-break-inside", "overflow",
-        "adobe-hyphenate", "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset",
+        "adobe-hyphenate", "border-spacing", "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset",
     ]
 
     /// Longhands a shorthand sets (for var() in shorthands and for `all`-style resets).
@@ -154,6 +155,7 @@ enum Properties {
         case "padding-block": return [.paddingTop, .paddingBottom]
         case "padding-inline": return [.paddingLeft, .paddingRight]
         case "inset": return [.top, .right, .bottom, .left]
+        case "border-spacing": return [.borderSpacingHorizontal, .borderSpacingVertical]
         case "border-width": return [.borderTopWidth, .borderRightWidth, .borderBottomWidth, .borderLeftWidth]
         case "border-style": return [.borderTopStyle, .borderRightStyle, .borderBottomStyle, .borderLeftStyle]
         case "border-color": return [.borderTopColor, .borderRightColor, .borderBottomColor, .borderLeftColor]
@@ -186,10 +188,10 @@ enum Properties {
         "animation-play-state", "animation-timing-function", "appearance", "aspect-ratio", "backface-visibility",
         "background-attachment", "background-blend-mode", "background-clip", "background-image",
         "background-origin", "background-position", "background-position-x", "background-position-y",
-        "background-repeat", "background-size", "block-size", "border-collapse", "border-image",
+        "background-repeat", "background-size", "block-size", "border-image",
         "border-image-outset", "border-image-repeat", "border-image-slice", "border-image-source",
         "border-image-width", "border-radius", "border-top-left-radius", "border-top-right-radius",
-        "border-bottom-left-radius", "border-bottom-right-radius", "border-spacing", "box-decoration-break",
+        "border-bottom-left-radius", "border-bottom-right-radius", "box-decoration-break",
         "box-shadow", "caption-side", "caret-color", "clip", "clip-path", "color-scheme", "column-count", "column-fill",
         "column-gap", "column-rule", "column-rule-color", "column-rule-style", "column-rule-width", "column-span",
         "column-width", "columns", "contain", "counter-style", "cursor", "empty-cells", "filter", "flex", "flex-basis",
@@ -773,6 +775,11 @@ enum Properties {
             return nil
         case .visibility:
             return keyword(values, ["visible", "hidden", "collapse"])
+        case .borderCollapse:
+            return keyword(values, ["separate", "collapse"])
+        case .borderSpacingHorizontal, .borderSpacingVertical:
+            guard values.count == 1, let l = length(values[0], negative: false, percent: false) else { return nil }
+            return .length(l)
         case .wordBreak:
             return keyword(values, ["normal", "break-all", "keep-all", "break-word", "auto-phrase"]).map {
                 $0 == .keyword("auto-phrase") ? .keyword("normal") : $0
@@ -843,6 +850,12 @@ enum Properties {
 
     static func parseShorthand(_ name: String, _ values: [CV]) -> [(PropertyID, SpecifiedValue)]? {
         switch name {
+        case "border-spacing":
+            // One length for both directions, or horizontal then vertical.
+            guard (1...2).contains(values.count) else { return nil }
+            let parsed = values.compactMap { parseLonghand(.borderSpacingHorizontal, [$0]) }
+            guard parsed.count == values.count else { return nil }
+            return [(.borderSpacingHorizontal, parsed[0]), (.borderSpacingVertical, parsed.last!)]
         case "margin", "padding", "inset", "margin-block", "margin-inline", "padding-block", "padding-inline":
             let ids = longhands(of: name)
             let first = ids[0]

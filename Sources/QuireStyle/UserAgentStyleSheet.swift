@@ -46,7 +46,7 @@ enum UserAgentStyleSheet {
     ol, ul, menu { counter-reset: list-item; }
     li { display: list-item; }
 
-    table { display: table; box-sizing: border-box; text-indent: 0; }
+    table { display: table; box-sizing: border-box; text-indent: 0; border-collapse: separate; border-spacing: 2px; }
     caption { display: table-caption; text-align: center; }
     colgroup { display: table-column-group; }
     col { display: table-column; }
@@ -75,6 +75,8 @@ enum UserAgentStyleSheet {
     nobr { white-space: nowrap; }
     bdi { unicode-bidi: isolate; }
     bdo { unicode-bidi: bidi-override; }
+    /* Markers keep lining-width figures and their own case whatever the item's text does (HTML's UA sheet). */
+    ::marker { font-variant-numeric: tabular-nums; text-transform: none; }
     q::before { content: open-quote; }
     q::after { content: close-quote; }
     /* A forced line break, expressed in CSS so layout needs no tag names. */

@@ -269,7 +269,7 @@ final class CSSFidelityTests: XCTestCase {
         let frame = (top: strokes.map(\.from.y).min()!, bottom: strokes.map(\.from.y).max()!)
         XCTAssertTrue(fills.allSatisfy { $0.y >= frame.top && $0.maxY <= frame.bottom }, "cells inside the border")
         let runs = page.items.compactMap { if case .glyphs(let run) = $0 { return run } else { return nil } }
-        let baselines = Set(runs.map { ($0.origin.y * 10).rounded() / 10 }).sorted()
+        let baselines = Set(runs.map { $0.origin.y.rounded() }).sorted()
         XCTAssertEqual(baselines.count, 3, "three lines in the tall cell: \(baselines)")
         let byX = runs.sorted { $0.origin.x < $1.origin.x }
         let tall = byX.filter { abs($0.origin.x - byX[0].origin.x) < 1 }
@@ -343,5 +343,65 @@ final class CSSFidelityTests: XCTestCase {
             let keys = Set(w3c.chapters.flatMap(\.pages).flatMap(\.items).compactMap { if case .glyphs(let run) = $0 { return run.face.key } else { return nil } })
             XCTAssertTrue(keys.contains { $0.hasPrefix("book:") }, "\(name): the item is set in the book's font: \(keys)")
         }
+    }
+
+    static func runs(_ page: Page) -> [GlyphRun] {
+        page.items.compactMap { if case .glyphs(let run) = $0 { return run } else { return nil } }
+    }
+
+    /// Defect 3 (in part): border-spacing separates cells (the UA's 2px by default) and
+    /// border-collapse draws a shared border once.
+    func testBorderSpacingAndCollapse() throws {
+        func verticalRules(_ style: String) throws -> [Double] {
+            let (_, chapter) = try Self.chapter(
+                style: "td { border: 1px solid black; padding: 0 } \(style)", body: "<table><tr><td>one</td><td>two</td></tr></table>")
+            let xs = Self.strokes(chapter.pages[0]).filter { $0.from.x == $0.to.x }.map(\.from.x)
+            return Array(Set(xs.map { ($0 * 10).rounded() / 10 })).sorted()
+        }
+        let scale = PageProfile.named("kobo-clara")!.pixelsPerCSSPixel
+        let separate = try verticalRules("")
+        XCTAssertEqual(separate.count, 4, "two borders each: \(separate)")
+        XCTAssertEqual(separate[2] - separate[1], (2 + 1) * scale, accuracy: 1, "the UA's 2px between the cells, plus a border's width: \(separate)")
+        let spaced = try verticalRules("table { border-spacing: 10px 0 }")
+        XCTAssertEqual(spaced[2] - spaced[1], (10 + 1) * scale, accuracy: 1, "\(spaced)")
+        let collapsed = try verticalRules("table { border-collapse: collapse }")
+        XCTAssertEqual(collapsed.count, 3, "the shared border once: \(collapsed)")
+    }
+
+    /// Defect 11 (in part): text whose family is just `monospace` is 13px where the rest is 16px,
+    /// as in browsers, unless its size is absolute or the family list names more than monospace.
+    func testMonospaceTakesBrowsersSmallerDefault() throws {
+        let body = """
+            <p>Serif <code>code</code></p><pre>pre</pre><p><code class="double">double</code></p>
+            <p><code class="px">px</code></p><p><code><span class="serif">back</span></code></p>
+            """
+        let (layout, chapter) = try Self.chapter(
+            style: "code.double { font-family: monospace, monospace } code.px { font-size: 16px } span.serif { font-family: serif }", body: body)
+        let scale = layout.settings.profile.pixelsPerCSSPixel
+        let sizes = Self.runs(chapter.pages[0]).map { ($0.size / scale * 10).rounded() / 10 }
+        XCTAssertEqual(sizes, [16, 13, 13, 16, 16, 16], "serif, code, pre, monospace twice, 16px, serif inside code")
+    }
+
+    /// Defect 11 (in part): an outside marker sits against the item's text (its own space is the
+    /// gap), `cjk-decimal` digits come from a face that has them, with the ideographic comma, and
+    /// markers keep lining figures when the text asks for old-style ones.
+    func testListMarkers() throws {
+        let body = """
+            <ol><li>One 1</li></ol><ol style="list-style-type: cjk-decimal"><li>Two</li></ol>
+            """
+        let (layout, chapter) = try Self.chapter(style: "body { font-variant-numeric: oldstyle-nums }", body: body)
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let runs = Self.runs(chapter.pages[0])
+        let markers = runs.filter(\.sources.isEmpty)
+        let texts = runs.filter { !$0.sources.isEmpty }
+        XCTAssertEqual(markers.count, 2)
+        let gap = texts[0].origin.x - (markers[0].origin.x + Double(markers[0].xs.last!))
+        XCTAssertGreaterThan(gap, 0)
+        XCTAssertLessThan(gap, 0.4 * em, "the marker's space is the gap: \(gap / em) em")
+        XCTAssertEqual(markers[1].glyphs.count, 2, "一、")
+        XCTAssertFalse(markers[1].glyphs.contains(0), "no missing glyph")
+        XCTAssertNotEqual(markers[1].face.key, markers[0].face.key, "a CJK face")
+        let textOne = try XCTUnwrap(texts[0].glyphs.last)
+        XCTAssertNotEqual(markers[0].glyphs[0], textOne, "the marker's 1 is tabular lining, the text's old-style")
     }
 }
