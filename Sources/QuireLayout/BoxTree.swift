@@ -68,6 +68,21 @@ struct RubyAnnotation {
     var style: Int
 }
 
+/// An inline element with a box to draw or space to keep: background, border, padding or a
+/// horizontal margin. Its edges add space before its first unit and after its last; its
+/// background and border are painted behind its text on each line it reaches.
+struct InlineBox {
+    var range: Range<Int>
+    var style: Int
+
+    /// Whether the element's style gives it anything to draw or any width of its own.
+    static func matters(_ style: ComputedStyle) -> Bool {
+        !style.backgroundColor.isTransparent || style.padding.left != .zero || style.padding.right != .zero
+            || style.padding.top != .zero || style.padding.bottom != .zero || style.margin.left != .px(0) || style.margin.right != .px(0)
+            || [style.borderStyle.top, style.borderStyle.right, style.borderStyle.bottom, style.borderStyle.left].contains { $0 != .none && $0 != .hidden }
+    }
+}
+
 struct StyleRun {
     var start: Int
     var end: Int
@@ -84,6 +99,8 @@ final class Paragraph {
     var atoms: [Int: ReplacedBox] = [:]
     /// Ruby annotations over ranges of the text, in order.
     var annotations: [RubyAnnotation] = []
+    /// Inline elements with boxes, outer before inner.
+    var inlineBoxes: [InlineBox] = []
     /// `::first-line`: for each run style, the style its units take on the first line.
     var firstLineStyles: [Int: Int] = [:]
     var marker: GeneratedContent?
@@ -117,6 +134,7 @@ final class Paragraph {
         copy.sources = sources
         copy.atoms = atoms
         copy.annotations = annotations
+        copy.inlineBoxes = inlineBoxes
         copy.marker = marker
         copy.dropCap = dropCap
         copy.strutFace = strutFace
@@ -278,6 +296,14 @@ struct BoxTreeBuilder {
         paragraph.runs = [StyleRun(start: 0, end: units.count, style: styleIndex)]
             + paragraph.runs.map { StyleRun(start: $0.start + units.count, end: $0.end + units.count, style: $0.style) }
         paragraph.atoms = Dictionary(uniqueKeysWithValues: paragraph.atoms.map { ($0.key + units.count, $0.value) })
+        for index in paragraph.inlineBoxes.indices {
+            let range = paragraph.inlineBoxes[index].range
+            paragraph.inlineBoxes[index].range = range.lowerBound + units.count..<range.upperBound + units.count
+        }
+        for index in paragraph.annotations.indices {
+            let base = paragraph.annotations[index].base
+            paragraph.annotations[index].base = base.lowerBound + units.count..<base.upperBound + units.count
+        }
     }
 
     struct FlowContext {
@@ -368,9 +394,25 @@ struct BoxTreeBuilder {
                 buildRuby(childElement, style, &context)
                 if let after = elementStyle.after { appendGenerated(after, &context) }
             case .inline, .contents, .inlineBlock, .inlineFlex, .inlineGrid, .rubyText:
+                // The box is recorded where it opens (outer boxes paint first) and closed after its
+                // content, if that content stayed in one paragraph.
+                var box: (paragraph: Paragraph, index: Int)?
+                if style.display != .contents, style.display != .rubyText, InlineBox.matters(style) {
+                    let paragraph = context.currentParagraph(offset: document.textOffset(atElement: childElement.id))
+                    paragraph.inlineBoxes.append(InlineBox(range: paragraph.text.count..<paragraph.text.count, style: intern(style)))
+                    box = (paragraph, paragraph.inlineBoxes.count - 1)
+                }
                 if let before = elementStyle.before { appendGenerated(before, &context) }
                 buildChildren(of: childElement, inlineStyle: style.display == .contents ? inlineStyle : style, &context)
                 if let after = elementStyle.after { appendGenerated(after, &context) }
+                if let box {
+                    if context.paragraph === box.paragraph, box.paragraph.text.count > box.paragraph.inlineBoxes[box.index].range.lowerBound {
+                        let start = box.paragraph.inlineBoxes[box.index].range.lowerBound
+                        box.paragraph.inlineBoxes[box.index].range = start..<box.paragraph.text.count
+                    } else {
+                        box.paragraph.inlineBoxes.remove(at: box.index)
+                    }
+                }
             default:
                 context.flushParagraph(endOffset: nil)
                 context.flow.append(.block(buildBlock(childElement, elementStyle)))

@@ -73,6 +73,12 @@ final class InlineLayout {
         var hyphenAfter = false
         /// A piece of a word split at its hyphenation points (never split again).
         var fragment = false
+        /// Device px of inline box edges (margin, border, padding) before and after the segment's
+        /// own content, included in `width`: the boxes that open at its start and close at its end.
+        var leading = 0.0
+        var trailing = 0.0
+        /// An inline box opens or closes at the segment's start: a line piece never runs across it.
+        var boxBoundary = false
     }
 
     struct Metrics {
@@ -279,7 +285,56 @@ final class InlineLayout {
                 index = end
             }
         }
+        if !paragraph.inlineBoxes.isEmpty { addInlineEdges(&result, paragraph) }
         return result
+    }
+
+    /// The start and end edges (margin + border + padding) of an inline box, in device px.
+    func inlineEdges(_ style: ComputedStyle) -> (start: Double, end: Double) {
+        func border(_ kind: BorderStyle, _ width: Double) -> Double { kind == .none || kind == .hidden ? 0 : width }
+        let left = (style.margin.left.resolve(against: 0) ?? 0) + border(style.borderStyle.left, style.borderWidth.left) + style.padding.left.resolve(against: 0)
+        let right = (style.margin.right.resolve(against: 0) ?? 0) + border(style.borderStyle.right, style.borderWidth.right) + style.padding.right.resolve(against: 0)
+        return style.direction == .rtl ? (right * scale, left * scale) : (left * scale, right * scale)
+    }
+
+    /// Splits segments where inline boxes open and close, and gives the segment after an opening
+    /// the box's start edge and the one before a closing its end edge (measured into their widths).
+    func addInlineEdges(_ segments: inout [Segment], _ paragraph: Paragraph) {
+        var opening: [Int: Double] = [:]
+        var closing: [Int: Double] = [:]
+        for box in paragraph.inlineBoxes {
+            let upper = min(box.range.upperBound, paragraph.text.count)
+            guard box.range.lowerBound < upper else { continue }
+            let edges = inlineEdges(styles[box.style])
+            opening[box.range.lowerBound, default: 0] += edges.start
+            closing[upper, default: 0] += edges.end
+        }
+        let cuts = Set(opening.keys).union(closing.keys).sorted()
+        var next = 0
+        var result: [Segment] = []
+        result.reserveCapacity(segments.count + 2 * paragraph.inlineBoxes.count)
+        for segment in segments {
+            var rest = segment
+            rest.leading = opening[rest.start] ?? 0
+            rest.boxBoundary = opening[rest.start] != nil || closing[rest.start] != nil
+            // A boundary inside a word splits it (the pieces shape apart, as browsers do at a box edge).
+            // Segments come in text order, so the cuts are walked once.
+            while next < cuts.count && cuts[next] <= rest.start { next += 1 }
+            while next < cuts.count && cuts[next] < rest.end && rest.kind == .text {
+                let cut = cuts[next]
+                next += 1
+                var head = rest
+                head.end = cut
+                head.trailing = closing[cut] ?? 0
+                result.append(head)
+                rest.start = cut
+                rest.leading = opening[cut] ?? 0
+                rest.boxBoundary = true
+            }
+            rest.trailing = closing[rest.end] ?? 0
+            result.append(rest)
+        }
+        segments = result
     }
 
     /// Letters for trimming punctuation off words (surrogates count as letters; libhyphen decides).
@@ -337,6 +392,8 @@ final class InlineLayout {
             part.width = 0
             part.hyphenAfter = true
             part.fragment = true
+            if start != segment.start { part.leading = 0 }
+            part.trailing = 0
             result.append(part)
             start = point
         }
@@ -344,6 +401,7 @@ final class InlineLayout {
         last.start = start
         last.width = 0
         last.fragment = true
+        if start != segment.start { last.leading = 0 }
         result.append(last)
         return result
     }
@@ -461,6 +519,7 @@ final class InlineLayout {
                 case .forcedBreak:
                     segments[index].width = 0
                 }
+                if segment.kind != .forcedBreak { segments[index].width += segment.leading + segment.trailing }
             }
         }
     }
@@ -965,24 +1024,29 @@ final class InlineLayout {
             /// Index into the chapter's face table; -1 for atoms and breaks.
             var face: Int32
             var kind: SegmentKind
+            /// The whole advance: content plus `leading` and `trailing` (inline box edges).
             var width: Double
             var hyphen: Bool
+            var leading = 0.0
+            var trailing = 0.0
         }
         var pieces: [Piece] = []
         pieces.reserveCapacity(indices.count)
         for (position, index) in indices.enumerated() {
             let segment = segments[index]
             if segment.kind == .text, var last = pieces.last, last.kind == .text, last.end == segment.start, last.style == segment.style,
-                last.face == segment.face, last.level == segment.level
+                last.face == segment.face, last.level == segment.level, !segment.boxBoundary
             {
                 last.end = segment.end
+                last.trailing = segment.trailing
                 pieces[pieces.count - 1] = last
                 continue
             }
+            // Glue widths already hold a space's box edges, as its segment's width does.
             let width = segment.kind == .space && !glue[position].isNaN ? glue[position] : segment.width
             pieces.append(
                 Piece(start: segment.start, end: segment.end, style: segment.style, level: segment.level, face: segment.face, kind: segment.kind,
-                      width: width, hyphen: false))
+                      width: width, hyphen: false, leading: segment.leading, trailing: segment.trailing))
         }
         if hyphenStyle != nil, let lastText = pieces.lastIndex(where: { $0.kind == .text }) { pieces[lastText].hyphen = true }
 
@@ -1014,7 +1078,7 @@ final class InlineLayout {
                 units.append(0x2D)
             }
             let shaped = shape(units[...], style: piece.style, face: face, rtl: piece.level & 1 == 1)
-            pieces[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped))
+            pieces[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped)) + piece.leading + piece.trailing
             shapedPieces.append(shaped)
         }
         for piece in pieces where piece.kind == .atom {
@@ -1086,12 +1150,18 @@ final class InlineLayout {
         let baseline = extent.top
         var items: [DisplayItem] = []
         var decorations: [(from: Double, to: Double, style: Int)] = []
-        var backgrounds: [(from: Double, to: Double, style: Int)] = []
+        /// Where each piece's content was drawn, for the inline boxes around it.
+        var drawn: [(start: Int, end: Int, left: Double, right: Double)] = []
         /// Where each annotated base unit was drawn (paragraph index → left and right x).
         var baseSpans: [Int: (left: Double, right: Double)] = [:]
         for index in order {
             let piece = pieces[index]
             let style = styles[piece.style]
+            // Box edges go before the content on its start side (the right in right-to-left text).
+            let before = piece.level & 1 == 1 ? piece.trailing : piece.leading
+            let content = piece.width - piece.leading - piece.trailing
+            x += before
+            if !paragraph.inlineBoxes.isEmpty { drawn.append((piece.start, piece.end, x, x + content)) }
             switch piece.kind {
             case .text:
                 guard let shaped = shapedPieces[index], piece.face >= 0 else { break }
@@ -1129,7 +1199,7 @@ final class InlineLayout {
                                 origin: Point(x: x, y: baseline - baselineShift(style)), glyphs: glyphs, xs: xs, ys: ys,
                                 syntheticBold: wantsBold && !face.isBold, syntheticItalic: wantsItalic && !face.isItalic, sources: sources)))
                 }
-                if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
+                if !style.textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
                 if let emphasis = style.textEmphasis, style.visibility == .visible, let mark = marks[index] {
                     items.append(.glyphs(emphasisRun(mark, emphasis: emphasis, style: style, over: shaped, piece: piece.start, in: paragraph, x: x, baseline: baseline - baselineShift(style) - face.ascent(at: fontSize(style)))))
                 }
@@ -1139,22 +1209,13 @@ final class InlineLayout {
                 let rect = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
                 items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: altText(box, in: rect)))
             case .space:
-                if !style.textDecoration.isEmpty { decorations.append((x, x + piece.width, piece.style)) }
+                if !style.textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
             case .forcedBreak:
                 break
             }
-            if piece.kind != .forcedBreak, !style.inlineBackground.isTransparent, piece.width > 0 {
-                if let last = backgrounds.last, abs(last.to - x) < 0.01, styles[last.style].inlineBackground == style.inlineBackground,
-                    styles[last.style].fontSize == style.fontSize
-                {
-                    backgrounds[backgrounds.count - 1].to = x + piece.width
-                } else {
-                    backgrounds.append((x, x + piece.width, piece.style))
-                }
-            }
-            x += piece.width
+            x += piece.width - before
         }
-        if !backgrounds.isEmpty { items.insert(contentsOf: inlineBackgrounds(backgrounds, baseline: baseline), at: 0) }
+        if !drawn.isEmpty { items.insert(contentsOf: inlineBoxItems(paragraph, drawn: drawn, baseline: baseline), at: 0) }
         for (annotation, face, baseAscent) in annotations {
             let spans = annotation.base.compactMap { baseSpans[$0] }
             guard let left = spans.map(\.left).min(), let right = spans.map(\.right).max() else { continue }
@@ -1214,14 +1275,50 @@ final class InlineLayout {
 extension InlineLayout {
     /// Fills behind inline elements' text: each span as tall as its font's ascent and descent
     /// (the inline box's content area), under the line's glyphs.
-    func inlineBackgrounds(_ spans: [(from: Double, to: Double, style: Int)], baseline: Double) -> [DisplayItem] {
-        spans.map { span in
-            let style = styles[span.style]
-            let face = services.fonts.primaryFace(for: request(style), bookFonts: caches.bookFonts)
+    func inlineBoxItems(_ paragraph: Paragraph, drawn: [(start: Int, end: Int, left: Double, right: Double)], baseline: Double) -> [DisplayItem] {
+        var items: [DisplayItem] = []
+        let lineStart = drawn.map(\.start).min() ?? 0
+        let lineEnd = drawn.map(\.end).max() ?? 0
+        for box in paragraph.inlineBoxes where box.range.lowerBound < lineEnd && box.range.upperBound > lineStart {
+            let range = box.range.lowerBound..<min(box.range.upperBound, paragraph.text.count)
+            let inside = drawn.filter { $0.start < range.upperBound && $0.end > range.lowerBound && $0.end > $0.start }
+            guard var left = inside.map(\.left).min(), var right = inside.map(\.right).max() else { continue }
+            let style = styles[box.style]
+            func border(_ kind: BorderStyle, _ width: Double) -> Double { kind == .none || kind == .hidden ? 0 : width * scale }
+            let widths = Edges(
+                top: border(style.borderStyle.top, style.borderWidth.top), right: border(style.borderStyle.right, style.borderWidth.right),
+                bottom: border(style.borderStyle.bottom, style.borderWidth.bottom), left: border(style.borderStyle.left, style.borderWidth.left))
+            // The start edge is drawn on the line where the box opens, the end edge where it closes.
+            let rtl = style.direction == .rtl
+            let opensHere = inside.contains { $0.start <= range.lowerBound }
+            let closesHere = inside.contains { $0.end >= range.upperBound }
+            let leftEdge = rtl ? closesHere : opensHere
+            let rightEdge = rtl ? opensHere : closesHere
+            if leftEdge { left -= style.padding.left.resolve(against: 0) * scale + widths.left }
+            if rightEdge { right += style.padding.right.resolve(against: 0) * scale + widths.right }
+            // Vertically: the font's content area, plus padding and border (which do not move the line).
+            let face = primaryFace(style: box.style)
             let size = fontSize(style)
-            let top = baseline - baselineShift(style) - face.ascent(at: size)
-            return .fill(Rect(x: span.from, y: top, width: span.to - span.from, height: face.ascent(at: size) + face.descent(at: size)), style.inlineBackground)
+            let textTop = baseline - baselineShift(style) - face.ascent(at: size)
+            let top = textTop - style.padding.top.resolve(against: 0) * scale - widths.top
+            let bottom = textTop + face.ascent(at: size) + face.descent(at: size) + style.padding.bottom.resolve(against: 0) * scale + widths.bottom
+            let rect = Rect(x: left, y: top, width: right - left, height: bottom - top)
+            if !style.backgroundColor.isTransparent { items.append(.fill(rect, style.backgroundColor)) }
+            func color(_ value: Color?) -> Color { value ?? style.color }
+            if widths.top > 0 {
+                items.append(.stroke(from: Point(x: left, y: top + widths.top / 2), to: Point(x: right, y: top + widths.top / 2), width: widths.top, color: color(style.borderColor.top), style: style.borderStyle.top))
+            }
+            if widths.bottom > 0 {
+                items.append(.stroke(from: Point(x: left, y: bottom - widths.bottom / 2), to: Point(x: right, y: bottom - widths.bottom / 2), width: widths.bottom, color: color(style.borderColor.bottom), style: style.borderStyle.bottom))
+            }
+            if leftEdge, widths.left > 0 {
+                items.append(.stroke(from: Point(x: left + widths.left / 2, y: top), to: Point(x: left + widths.left / 2, y: bottom), width: widths.left, color: color(style.borderColor.left), style: style.borderStyle.left))
+            }
+            if rightEdge, widths.right > 0 {
+                items.append(.stroke(from: Point(x: right - widths.right / 2, y: top), to: Point(x: right - widths.right / 2, y: bottom), width: widths.right, color: color(style.borderColor.right), style: style.borderStyle.right))
+            }
         }
+        return items
     }
 }
 

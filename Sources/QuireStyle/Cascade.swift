@@ -29,6 +29,10 @@ struct FullStyle: Hashable {
     var fontSizeIsAbsolute = false
     /// The font size carries the monospace factor (13/16), as browsers size `font-family: monospace`.
     var fontSizeIsMonospaceScaled = false
+    /// `color` before opacity: children inherit this and take their own ancestors' opacity.
+    var unmultipliedColor = Color(red: 0, green: 0, blue: 0)
+    /// The product of the ancestors' and this element's `opacity` (inherited as a product).
+    var opacity = 1.0
     // Not inherited.
     var ownDecoration: TextDecoration = []
     var content: SpecifiedValue? = nil
@@ -57,6 +61,8 @@ struct FullStyle: Hashable {
         child.custom = custom
         child.fontSizeIsAbsolute = fontSizeIsAbsolute
         child.fontSizeIsMonospaceScaled = fontSizeIsMonospaceScaled
+        child.unmultipliedColor = unmultipliedColor
+        child.opacity = opacity
         return child
     }
 }
@@ -357,7 +363,10 @@ final class Cascade {
         if let v = values[PropertyID.fontSize.rawValue] { apply(.fontSize, v, &full, parent, &context) }
         Self.scaleForMonospace(&full)
         context.fontSize = full.style.fontSize
-        if let v = values[PropertyID.color.rawValue] { apply(.color, v, &full, parent, &context) }
+        if let v = values[PropertyID.color.rawValue] {
+            apply(.color, v, &full, parent, &context)
+            full.unmultipliedColor = v == .wide(.inherit) || v == .value(.color(nil)) ? parent.unmultipliedColor : full.style.color
+        }
         for (index, value) in values.enumerated() {
             guard let value, index != PropertyID.fontSize.rawValue, index != PropertyID.color.rawValue, index != PropertyID.fontFamily.rawValue
             else { continue }
@@ -375,6 +384,22 @@ final class Cascade {
         guard wanted != full.fontSizeIsMonospaceScaled else { return }
         full.style.fontSize *= wanted ? 13.0 / 16.0 : 16.0 / 13.0
         full.fontSizeIsMonospaceScaled = wanted
+    }
+
+    /// Opacity (with no compositing groups) as the alpha of what the element and its descendants
+    /// paint: text, background and borders. Overlapping parts of one element are not flattened first.
+    static func applyOpacity(_ s: inout ComputedStyle, _ opacity: Double) {
+        guard opacity < 1 else { return }
+        func faded(_ color: Color) -> Color {
+            var color = color
+            color.alpha = UInt8((Double(color.alpha) * opacity).rounded())
+            return color
+        }
+        s.color = faded(s.color)
+        s.backgroundColor = faded(s.backgroundColor)
+        s.borderColor = Edges(
+            top: s.borderColor.top.map(faded), right: s.borderColor.right.map(faded), bottom: s.borderColor.bottom.map(faded),
+            left: s.borderColor.left.map(faded))
     }
 
     private func resolveCustom(_ declared: [String: [CV]], into full: inout FullStyle) {
@@ -450,6 +475,7 @@ final class Cascade {
         case .textDecorationLine: full.ownDecoration = source.ownDecoration
         case .unicodeBidi: full.style.unicodeBidi = s.unicodeBidi
         case .objectFit: full.style.objectFit = s.objectFit
+        case .opacity: break  // initial and inherit leave the ancestors' product as it is
         case .overflow: full.style.overflowHidden = s.overflowHidden
         case .boxSizing: full.style.boxSizing = s.boxSizing
         case .flexDirection: full.style.flexDirection = s.flexDirection
@@ -613,6 +639,7 @@ final class Cascade {
             if case .decoration(let bits) = v { full.ownDecoration = TextDecoration(rawValue: bits) }
         case .unicodeBidi: full.style.unicodeBidi = UnicodeBidi(rawValue: keyword(v)) ?? .normal
         case .objectFit: full.style.objectFit = ObjectFit(rawValue: keyword(v)) ?? .fill
+        case .opacity: if case .number(let n) = v { full.opacity = parent.opacity * n }
         case .overflow: full.style.overflowHidden = ["hidden", "clip", "scroll", "auto"].contains(keyword(v))
         case .boxSizing: full.style.boxSizing = keyword(v) == "border-box" ? .borderBox : .contentBox
         case .flexDirection: full.style.flexDirection = FlexDirection(rawValue: keyword(v)) ?? .row
@@ -716,6 +743,8 @@ final class Cascade {
 
     private func fixUp(_ full: inout FullStyle, parent: FullStyle, isRoot: Bool, pseudo: PseudoElement?) {
         var s = full.style
+        s.color = full.unmultipliedColor
+        Self.applyOpacity(&s, full.opacity)
         if s.writingMode != .horizontalTB { Self.turnToHorizontal(&s) }
         if s.borderStyle.top == .none || s.borderStyle.top == .hidden { s.borderWidth.top = 0 }
         if s.borderStyle.right == .none || s.borderStyle.right == .hidden { s.borderWidth.right = 0 }
@@ -736,13 +765,6 @@ final class Cascade {
         let atomic = s.display == .inlineBlock || s.display == .inlineTable || s.float != .none
             || s.position == .absolute || s.position == .fixed
         s.textDecoration = atomic ? full.ownDecoration : parent.style.textDecoration.union(full.ownDecoration)
-        // An inline element's background is painted behind its line boxes, its inline
-        // descendants' text included (not inherited, but their boxes are inside its box).
-        if !isRoot, s.display == .inline || s.display == .ruby || s.display == .rubyText {
-            s.inlineBackground = s.backgroundColor.isTransparent ? parent.style.inlineBackground : s.backgroundColor
-        } else {
-            s.inlineBackground = .transparent
-        }
         var features = full.variantNumeric + full.variantLigatures + full.variantPosition
         for setting in full.featureSettings {
             features.removeAll { $0.tag == setting.tag }

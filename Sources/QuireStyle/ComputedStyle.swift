@@ -218,9 +218,6 @@ public struct ComputedStyle: Sendable, Hashable {
     public var overflowHidden = false
     /// Whether width/height include padding and border.
     public var boxSizing: BoxSizing = .contentBox
-    /// The background painted behind this inline element's text: its own, or the inline
-    /// ancestor's whose box contains it (transparent on blocks, whose backgrounds layout paints).
-    public var inlineBackground: Color = .transparent
     /// Flex containers (the column subset books use: centred imprints, epigraphs, plates).
     public var flexDirection: FlexDirection = .row
     public var justifyContent: BoxAlignment = .normal

@@ -11,7 +11,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case width, height, minWidth, minHeight, maxWidth, maxHeight
     case float, clear, position, top, right, bottom, left
     case backgroundColor, breakBefore, breakAfter, breakInside, verticalAlign, textDecorationLine
-    case unicodeBidi, objectFit, overflow, boxSizing
+    case unicodeBidi, objectFit, overflow, boxSizing, opacity
     case flexDirection, justifyContent, alignItems
     case content, counterReset, counterIncrement, counterSet
     // Inherited.
@@ -101,7 +101,7 @@ enum Properties {
         "break-before": .breakBefore, "break-after": .breakAfter, "break-inside": .breakInside,
         "vertical-align": .verticalAlign, "text-decoration-line": .textDecorationLine,
         "-webkit-text-decoration-line": .textDecorationLine, "unicode-bidi": .unicodeBidi,
-        "object-fit": .objectFit, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
+        "object-fit": .objectFit, "opacity": .opacity, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
         "-moz-box-sizing": .boxSizing, "flex-direction": .flexDirection, "-webkit-flex-direction": .flexDirection,
         "justify-content": .justifyContent, "-webkit-justify-content": .justifyContent,
         "align-items": .alignItems, "-webkit-align-items": .alignItems, "content": .content, "counter-reset": .counterReset,
@@ -204,7 +204,7 @@ enum Properties {
         "hyphenate-character", "hyphenate-limit-chars", "hyphenate-limit-lines", "hyphenate-limit-zone",
         "image-orientation", "image-rendering", "image-resolution", "initial-letter", "isolation",
         "justify-items", "justify-self", "line-break", "line-clamp", "list-style-image",
-        "margin-trim", "mask", "mix-blend-mode", "object-position", "opacity", "order", "outline",
+        "margin-trim", "mask", "mix-blend-mode", "object-position", "order", "outline",
         "outline-color", "outline-offset", "outline-style", "outline-width", "overflow-wrap", "page",
         "pointer-events", "print-color-adjust", "resize", "rotate", "row-gap", "ruby-align", "ruby-position",
         "scale", "scroll-behavior", "shape-image-threshold", "shape-margin", "shape-outside", "speak", "speak-as",
@@ -654,6 +654,13 @@ enum Properties {
             return keyword(values, ["visible", "hidden", "scroll", "auto", "clip", "overlay"])
         case .boxSizing:
             return keyword(values, ["content-box", "border-box", "padding-box"])
+        case .opacity:
+            // A number or a percentage, clamped to 0…1.
+            switch single {
+            case .token(.number(let n, _))?: return .number(min(max(n, 0), 1))
+            case .token(.percentage(let p))?: return .number(min(max(p / 100, 0), 1))
+            default: return nil
+            }
         case .flexDirection:
             return keyword(values, ["row", "row-reverse", "column", "column-reverse"])
         case .justifyContent, .alignItems:

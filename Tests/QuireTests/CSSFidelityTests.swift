@@ -404,4 +404,47 @@ final class CSSFidelityTests: XCTestCase {
         let textOne = try XCTUnwrap(texts[0].glyphs.last)
         XCTAssertNotEqual(markers[0].glyphs[0], textOne, "the marker's 1 is tabular lining, the text's old-style")
     }
+
+    /// Defect 5: an inline element's margin, border and padding take room on the line (at its
+    /// start and end), its background covers its padding, and its border is drawn: the start edge
+    /// on the line where it opens, the end edge where it closes.
+    func testInlineBoxEdges() throws {
+        let body = #"<p>Plain <span class="box">boxed</span> after.</p>"#
+        let boxStyle = ".box { border: 2px solid black; padding: 0 5px; margin: 0 10px; background-color: #eeeeee }"
+        let (layout, boxed) = try Self.chapter(style: boxStyle, body: body)
+        let (_, plain) = try Self.chapter(style: "", body: body)
+        let scale = layout.settings.profile.pixelsPerCSSPixel
+        let after = { (chapter: ChapterLayout) in Self.runs(chapter.pages[0]).filter { !$0.sources.isEmpty }.map(\.origin.x).max()! }
+        XCTAssertEqual(after(boxed) - after(plain), 2 * (10 + 2 + 5) * scale, accuracy: 1, "both edges of the box take room")
+        let page = boxed.pages[0]
+        let fill = try XCTUnwrap(page.items.compactMap { if case .fill(let rect, _) = $0 { return rect } else { return nil } }.first)
+        let word = try XCTUnwrap(Self.runs(page).first { $0.origin.x > fill.x && $0.origin.x < fill.maxX })
+        XCTAssertEqual(word.origin.x - fill.x, (2 + 5) * scale, accuracy: 1, "the text starts inside the border and padding")
+        XCTAssertEqual(Self.strokes(page).count, 4)
+
+        let (_, wrapped) = try Self.chapter(
+            style: boxStyle, body: #"<p>Before <span class="box">\#(String(repeating: "boxed words running on ", count: 12))</span> after.</p>"#)
+        let strokes = Self.strokes(wrapped.pages[0])
+        let verticals = strokes.filter { $0.from.x == $0.to.x }
+        let lines = Set(strokes.filter { $0.from.y == $0.to.y }.map { ($0.from.y / 10).rounded() }).count
+        XCTAssertGreaterThan(lines, 4, "top and bottom borders on every line the box reaches")
+        XCTAssertEqual(verticals.count, 2, "one start edge and one end edge")
+        XCTAssertLessThan(verticals[0].from.y, verticals[1].from.y, "the start on the first line, the end on the last")
+    }
+
+    /// Defect 5: `opacity` fades what the element and its descendants paint; nested, it multiplies.
+    func testOpacityFadesTextBackgroundAndBorders() throws {
+        let body = """
+            <p class="faint">Faint <b style="color: red">red</b></p><div class="faint"><p class="faint">Fainter</p></div><p>Solid</p>
+            <p class="faint"><span class="box">box</span></p>
+            """
+        let (_, chapter) = try Self.chapter(style: ".faint { opacity: 0.5 } .box { background-color: #00ff00; border: 1px solid blue }", body: body)
+        let items = chapter.pages[0].items
+        let alphas = Self.runs(chapter.pages[0]).map(\.color.alpha)
+        XCTAssertEqual(alphas, [128, 128, 64, 255, 128], "faint, red, fainter, solid, box")
+        let fills = items.compactMap { if case .fill(_, let color) = $0 { return color } else { return nil } }
+        XCTAssertEqual(fills, [Color(red: 0, green: 255, blue: 0, alpha: 128)])
+        let strokes = items.compactMap { if case .stroke(_, _, _, let color, _) = $0 { return color.alpha } else { return nil } }
+        XCTAssertEqual(strokes, [128, 128, 128, 128])
+    }
 }
