@@ -251,6 +251,20 @@ struct BlockLayout {
             contentWidth = maxWidth
             if case .auto = style.margin.left { marginLeft += extra / 2 } else { marginRight += extra }
         }
+        if let align = block.shrinkToFit, style.width == .auto {
+            let fit = contentWidths(block.children).max
+            if fit < contentWidth {
+                let extra = contentWidth - fit
+                contentWidth = fit
+                switch align {
+                case .center: marginLeft += extra / 2
+                case .right: marginLeft += extra
+                case .end where style.direction == .ltr: marginLeft += extra
+                case .start where style.direction == .rtl: marginLeft += extra
+                default: break
+                }
+            }
+        }
         contentWidth = max(contentWidth, px(8))
 
         switch style.breakBefore {

@@ -20,6 +20,9 @@ struct BlockNode {
     var children: [FlowNode]
     /// The `::marker` of a list item, drawn outside the first line.
     var marker: GeneratedContent?
+    /// An inline-block holding blocks (a shaped poem): as wide as its content, placed on its
+    /// line by the line's text-align.
+    var shrinkToFit: TextAlign? = nil
 }
 
 struct TableNode {
@@ -393,6 +396,12 @@ struct BoxTreeBuilder {
                 if let before = elementStyle.before { appendGenerated(before, &context) }
                 buildRuby(childElement, style, &context)
                 if let after = elementStyle.after { appendGenerated(after, &context) }
+            case .inlineBlock where hasBlockChildren(childElement):
+                context.flushParagraph(endOffset: nil)
+                var block = buildBlock(childElement, elementStyle)
+                block.shrinkToFit = context.blockStyle.textAlign
+                context.flow.append(.block(block))
+                context.lastWasSpace = true
             case .inline, .contents, .inlineBlock, .inlineFlex, .inlineGrid, .rubyText:
                 // The box is recorded where it opens (outer boxes paint first) and closed after its
                 // content, if that content stayed in one paragraph.
@@ -418,6 +427,12 @@ struct BoxTreeBuilder {
                 context.flow.append(.block(buildBlock(childElement, elementStyle)))
                 context.lastWasSpace = true
             }
+        }
+    }
+
+    private func hasBlockChildren(_ element: XMLElement) -> Bool {
+        document.tree.childIDs(of: element.id).contains { child in
+            document.tree.element(child) != nil && styles.style(of: child).style.display.isBlockLevel
         }
     }
 
@@ -536,12 +551,30 @@ struct BoxTreeBuilder {
         return ReplacedBox(
             style: style, node: element.id, resource: resource, alt: element.attribute("alt") ?? element.attribute("title") ?? "",
             width: width, height: height, offset: document.textOffset(atElement: element.id), measurement: measurement,
-            inlineData: embedded ?? (resource == nil && element.localName == "svg" ? Array(XMLSerializer.serialize(element).utf8) : nil))
+            inlineData: embedded ?? (resource == nil && element.localName == "svg" ? inlineSVG(element) : nil))
+    }
+
+    /// An inline `<svg>` as markup for librsvg, with the document's CSS inside it (CSS Styling of
+    /// SVG: the document's rules apply to inline SVG content).
+    private func inlineSVG(_ element: XMLElement) -> [UInt8] {
+        Array(XMLSerializer.serialize(element, styleSheet: styles.svgStyleSheet).utf8)
     }
 
     private mutating func appendGenerated(_ content: GeneratedContent, _ context: inout FlowContext) {
-        guard content.style.display != .none, !content.text.isEmpty else { return }
+        guard content.style.display != .none else { return }
         let offset = context.paragraph?.sources.last.map { Int($0) } ?? context.startOffset
+        if content.style.display.isBlockLevel {
+            // A block ::before or ::after is a block of its own, drawn even when empty (a rule
+            // made of `content: ""` and a border, as Standard Ebooks' colophons have).
+            context.flushParagraph(endOffset: nil)
+            var inner = FlowContext(blockStyle: content.style, startOffset: offset)
+            if !content.text.isEmpty { appendText(content.text, sourceStart: nil, fallbackOffset: offset, style: content.style, &inner) }
+            inner.flushParagraph(endOffset: nil)
+            context.flow.append(.block(BlockNode(style: content.style, node: nil, children: inner.flow, marker: nil)))
+            context.lastWasSpace = true
+            return
+        }
+        guard !content.text.isEmpty else { return }
         appendText(content.text, sourceStart: nil, fallbackOffset: offset, style: content.style, &context)
     }
 

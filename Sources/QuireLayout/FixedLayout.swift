@@ -164,9 +164,11 @@ extension BookLayout {
 
 /// Writes an element subtree back out as XML (for inline SVG handed to librsvg).
 enum XMLSerializer {
-    static func serialize(_ element: XMLElement) -> String {
+    /// `styleSheet`, when given, goes in a `<style>` first inside the root: the CSS of the
+    /// document around an inline picture, which librsvg would not otherwise see.
+    static func serialize(_ element: XMLElement, styleSheet: String? = nil) -> String {
         var out = ""
-        write(element, root: true, to: &out)
+        write(element, root: true, styleSheet: styleSheet, to: &out)
         return out
     }
 
@@ -178,7 +180,7 @@ enum XMLSerializer {
         }
     }
 
-    private static func write(_ element: XMLElement, root: Bool, to out: inout String) {
+    private static func write(_ element: XMLElement, root: Bool, styleSheet: String? = nil, to out: inout String) {
         let name = element.localName
         out += "<" + name
         if root { out += " xmlns=\"\(Namespace.svg)\" xmlns:xlink=\"\(Namespace.xlink)\"" }
@@ -188,6 +190,7 @@ enum XMLSerializer {
             out += " \(qualified)=\"\(escape(attribute.value, attribute: true))\""
         }
         out += ">"
+        if let styleSheet { out += "<style type=\"text/css\">" + escape(styleSheet, attribute: false) + "</style>" }
         for child in element.tree.childIDs(of: element.id) {
             if let childElement = element.tree.element(child) {
                 write(childElement, root: false, to: &out)

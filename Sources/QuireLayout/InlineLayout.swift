@@ -162,7 +162,12 @@ final class InlineLayout {
         if let cached = caches.pieceMetrics[key] { return cached }
         let style = styles[index]
         let face = face(faceIndex)
-        var result = metrics(style, face: face)
+        // A set line-height spaces lines by the element's primary font, as browsers do: a
+        // fallback font's taller ascent (CJK text in a Latin book) must not open the lines up.
+        // Only `normal` takes the metrics of every font used.
+        let spacingFace: FontFace
+        if case .normal = style.lineHeight { spacingFace = face } else { spacingFace = primaryFace(style: index) }
+        var result = metrics(style, face: spacingFace)
         if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) {
             let size = fontSize(style) / 2
             result.top = max(result.top, face.ascent(at: fontSize(style)) + baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))

@@ -85,6 +85,11 @@ public struct DocumentStyles: Sendable {
     /// The styles are those of the reference environment (`StyleEnvironment.reference`): the
     /// book's CSS alone, and no media query whose answer the page size or colour changed.
     public internal(set) var matchesReference = false
+    /// The document's author CSS as one text, for inline `<svg>` pictures: librsvg draws them
+    /// apart from the document, so they get its rules in a `<style>` of their own (nil when the
+    /// document has no inline SVG, or its CSS is over `maxSVGStyleSheet` bytes).
+    public internal(set) var svgStyleSheet: String? = nil
+    static let maxSVGStyleSheet = 64 << 10
 
     public func style(of element: NodeID) -> ElementStyle {
         let index = Int(element.index)
@@ -200,11 +205,14 @@ public final class StyleEngine: Sendable {
             keys.append(IndexKey(sheet: user.key, origin: .user))
         }
         let publisher = !environment.overrides.noPublisherStyles
+        let hasInlineSVG = document.hasElement(named: ["svg"])
+        var svgSheet: [UInt8]? = hasInlineSVG && publisher ? [] : nil
         if publisher {
             for (bytes, path) in StyleEngine.authorSheets(
                 document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, warnings: &warnings,
                 mediaDiffers: &mediaDiffers)
             {
+                if svgSheet != nil { svgSheet! += bytes + [0x0A] }
                 let author = sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource)
                 sheets.append((author.sheet, .author))
                 keys.append(IndexKey(sheet: author.key, origin: .author))
@@ -221,6 +229,9 @@ public final class StyleEngine: Sendable {
         var styles = cascade.run(fontFaces: fontFaces, warnings: warnings, pageRule: pageRule)
         styles.matchesReference =
             publisher && environment.overrides.userCSS == nil && !mediaDiffers && !sheets.contains { $0.0.mediaDiffersFromReference }
+        if let svgSheet, !svgSheet.isEmpty, svgSheet.count <= DocumentStyles.maxSVGStyleSheet {
+            styles.svgStyleSheet = String(decoding: svgSheet, as: UTF8.self)
+        }
         return styles
     }
 

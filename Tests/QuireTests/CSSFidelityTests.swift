@@ -447,4 +447,61 @@ final class CSSFidelityTests: XCTestCase {
         let strokes = items.compactMap { if case .stroke(_, _, _, let color, _) = $0 { return color.alpha } else { return nil } }
         XCTAssertEqual(strokes, [128, 128, 128, 128])
     }
+
+    /// Defect 8 (in part): a block `::before` with `content: ""` and a border is a block of its
+    /// own (Standard Ebooks' colophon rules): a centred rule a quarter of the measure wide.
+    func testEmptyBlockPseudoElementDrawsItsBorder() throws {
+        let (layout, chapter) = try Self.chapter(
+            style: #"p { margin: 0 } p + p::before { border-top: 1px solid; content: ""; display: block; margin: auto auto 1em auto; width: 25% }"#,
+            body: "<p>One.</p><p>Two.</p>")
+        let content = layout.settings.contentRect
+        let rules = Self.strokes(chapter.pages[0])
+        XCTAssertEqual(rules.count, 1, "the rule")
+        let rule = try XCTUnwrap(rules.first)
+        XCTAssertEqual(rule.to.x - rule.from.x, content.width / 4, accuracy: 2, "a quarter of the measure")
+        XCTAssertEqual((rule.from.x + rule.to.x) / 2, content.x + content.width / 2, accuracy: 2, "centred")
+        let lines = chapter.pages[0].lines
+        XCTAssertEqual(lines.count, 2)
+        XCTAssertTrue(lines[0].rect.maxY <= rule.from.y && rule.from.y < lines[1].rect.y, "between the paragraphs")
+    }
+
+    /// Defect 8 (in part): an inline-block holding blocks (a shaped poem, the Mouse's tail) is as
+    /// wide as its longest line and placed by the text-align of the line it sits on.
+    func testInlineBlockOfBlocksShrinksToFit() throws {
+        let (layout, chapter) = try Self.chapter(
+            style: "blockquote { margin: 0; text-align: center } p { display: inline-block; margin: 0; text-align: left } span { display: block }",
+            body: "<blockquote><p><span>Short.</span><span>A longer line of the poem.</span></p></blockquote>")
+        let content = layout.settings.contentRect
+        let lines = chapter.pages[0].lines
+        XCTAssertEqual(lines.count, 2)
+        XCTAssertEqual(lines[0].rect.x, lines[1].rect.x, accuracy: 0.5, "left-aligned inside the box")
+        let runs = Self.runs(chapter.pages[0])
+        let longLeft = try XCTUnwrap(runs.last?.origin.x)
+        XCTAssertGreaterThan(longLeft, content.x + 20, "the box is centred, not at the left")
+        let box = try XCTUnwrap(lines.last?.rect)
+        XCTAssertLessThan(box.width, content.width * 0.75, "as wide as the longest line")
+        XCTAssertEqual(box.x - content.x, (content.width - box.width) / 2, accuracy: 2, "centred in the measure")
+    }
+
+    /// Defect 10 (in part): the document's CSS reaches its inline SVG pictures (W3C
+    /// `cnt-svg-css-inclusion`): librsvg gets the rules in a `<style>` inside the picture.
+    func testDocumentCSSReachesInlineSVG() throws {
+        let (_, chapter) = try Self.chapter(
+            style: ".fil { fill: rgb(255, 0, 0) }",
+            body: #"<p><svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect class="fil" width="20" height="20"/></svg></p>"#)
+        let box = try XCTUnwrap(chapter.pages[0].items.compactMap { if case .image(let box, _) = $0 { return box } else { return nil } }.first)
+        let markup = String(decoding: try XCTUnwrap(box.inlineData), as: UTF8.self)
+        XCTAssertTrue(markup.contains(#"<style type="text/css">"#) && markup.contains(".fil { fill: rgb(255, 0, 0) }"), markup)
+    }
+
+    /// Defect 11 (in part): a set line-height spaces CJK lines by the element's primary font,
+    /// not by the fallback font the characters come from (29 px apart where 27 is right).
+    func testSetLineHeightIgnoresFallbackFontMetrics() throws {
+        let text = String(repeating: "吾輩は猫である。名前はまだ無い。", count: 12)
+        let (layout, chapter) = try Self.chapter(style: "p { line-height: 1.7; margin: 0 }", body: "<p>\(text)</p>")
+        let lines = chapter.pages[0].lines
+        XCTAssertGreaterThan(lines.count, 3)
+        let pitch = 1.7 * 16 * layout.settings.profile.pixelsPerCSSPixel
+        for index in 1..<lines.count { XCTAssertEqual(lines[index].rect.y - lines[index - 1].rect.y, pitch, accuracy: 0.5, "line \(index)") }
+    }
 }
