@@ -223,7 +223,7 @@ struct BlockLayout {
         // gives way proportionally, so text never runs a character or two to the line.
         let minimumMeasure = min(containingWidth - border.left - border.right, px(style.fontSize * 8))
         let insets = max(marginLeft, 0) + max(marginRight, 0) + padding.left + padding.right
-        if contentWidth < minimumMeasure, insets > 0 {
+        if contentWidth < minimumMeasure, insets > 0, !block.fitsItsContent {
             let keep = max(0, min(1, (insets - (minimumMeasure - contentWidth)) / insets))
             if marginLeft > 0 { marginLeft *= keep }
             if marginRight > 0 { marginRight *= keep }

@@ -23,6 +23,19 @@ struct BlockNode {
     /// An inline-block holding blocks (a shaped poem): as wide as its content, placed on its
     /// line by the line's text-align.
     var shrinkToFit: TextAlign? = nil
+    /// Inside a shrink-to-fit box, sized for its content: indentation never gives way.
+    var fitsItsContent = false
+
+    /// Marks every block inside as laid out in a box sized to fit it.
+    mutating func markFitted() {
+        for index in children.indices {
+            if case .block(var child) = children[index] {
+                child.fitsItsContent = true
+                child.markFitted()
+                children[index] = .block(child)
+            }
+        }
+    }
 }
 
 struct TableNode {
@@ -400,6 +413,7 @@ struct BoxTreeBuilder {
                 context.flushParagraph(endOffset: nil)
                 var block = buildBlock(childElement, elementStyle)
                 block.shrinkToFit = context.blockStyle.textAlign
+                block.markFitted()
                 context.flow.append(.block(block))
                 context.lastWasSpace = true
             case .inline, .contents, .inlineBlock, .inlineFlex, .inlineGrid, .rubyText:

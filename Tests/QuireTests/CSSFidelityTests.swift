@@ -469,11 +469,13 @@ final class CSSFidelityTests: XCTestCase {
     /// wide as its longest line and placed by the text-align of the line it sits on.
     func testInlineBlockOfBlocksShrinksToFit() throws {
         let (layout, chapter) = try Self.chapter(
-            style: "blockquote { margin: 0; text-align: center } p { display: inline-block; margin: 0; text-align: left } span { display: block }",
-            body: "<blockquote><p><span>Short.</span><span>A longer line of the poem.</span></p></blockquote>")
+            style: "blockquote { margin: 0; text-align: center } p { display: inline-block; margin: 0; text-align: left } span { display: block } span.deep { padding-left: 7em }",
+            body: "<blockquote><p><span>Short.</span><span>A longer line of the poem.</span><span class=\"deep\">tail</span></p></blockquote>")
         let content = layout.settings.contentRect
-        let lines = chapter.pages[0].lines
-        XCTAssertEqual(lines.count, 2)
+        var lines = chapter.pages[0].lines
+        XCTAssertEqual(lines.count, 3)
+        let deep = lines.removeLast()
+        XCTAssertEqual(deep.rect.x - lines[0].rect.x, 7 * 16 * layout.settings.profile.pixelsPerCSSPixel, accuracy: 1, "the box is sized for its indentation, which never gives way")
         XCTAssertEqual(lines[0].rect.x, lines[1].rect.x, accuracy: 0.5, "left-aligned inside the box")
         let runs = Self.runs(chapter.pages[0])
         let longLeft = try XCTUnwrap(runs.last?.origin.x)
