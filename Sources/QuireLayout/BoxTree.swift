@@ -643,6 +643,8 @@ struct BoxTreeBuilder {
                 }
             }
             units = transformed
+        case .fullWidth, .fullSizeKana:
+            units = transform(units, style.textTransform, language: style.language)
         case .none:
             break
         }
@@ -711,7 +713,29 @@ struct BoxTreeBuilder {
                 atWordStart = !isLetter && unit != 0x27 && unit != 0x2019
             }
             return result
+        case .fullWidth:
+            // ASCII graphic characters to their fullwidth forms (U+FF01…U+FF5E); spaces stay, as
+            // white space was processed before the transform.
+            return units.map { $0 >= 0x21 && $0 <= 0x7E ? $0 + 0xFEE0 : $0 }
+        case .fullSizeKana:
+            return units.map { Self.fullSizeKana[$0] ?? $0 }
         case .none: return units
         }
     }
+
+    /// Small kana and their full-size forms (CSS Text 3, text-transform: full-size-kana).
+    static let fullSizeKana: [UInt16: UInt16] = {
+        var table: [UInt16: UInt16] = [:]
+        for small in [0x3041, 0x3043, 0x3045, 0x3047, 0x3049, 0x3063, 0x3083, 0x3085, 0x3087, 0x308E] as [UInt16] {
+            table[small] = small + 1
+            table[small + 0x60] = small + 0x61  // katakana
+        }
+        table[0x3095] = 0x304B
+        table[0x3096] = 0x3051
+        table[0x30F5] = 0x30AB
+        table[0x30F6] = 0x30B1
+        let extensions: [UInt16] = [0x30AF, 0x30B7, 0x30B9, 0x30C8, 0x30CC, 0x30CF, 0x30D2, 0x30D5, 0x30D8, 0x30DB, 0x30E0, 0x30E9, 0x30EA, 0x30EB, 0x30EC, 0x30ED]
+        for (offset, full) in extensions.enumerated() { table[0x31F0 + UInt16(offset)] = full }
+        return table
+    }()
 }

@@ -122,7 +122,9 @@ public enum LineHeight: Sendable, Hashable {
 /// `text-align`, and the reader's `--align` override.
 public enum TextAlign: String, Sendable, Hashable { case start, end, left, right, center, justify }
 public enum TextAlignLast: String, Sendable, Hashable { case auto, start, end, left, right, center, justify }
-public enum TextTransform: String, Sendable, Hashable { case none, uppercase, lowercase, capitalize }
+public enum TextTransform: String, Sendable, Hashable {
+    case none, uppercase, lowercase, capitalize, fullWidth = "full-width", fullSizeKana = "full-size-kana"
+}
 public enum WhiteSpace: String, Sendable, Hashable {
     case normal, pre, nowrap, preWrap = "pre-wrap", preLine = "pre-line", breakSpaces = "break-spaces"
     public var collapsesSpaces: Bool { self == .normal || self == .nowrap || self == .preLine }

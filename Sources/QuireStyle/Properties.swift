@@ -750,8 +750,8 @@ enum Properties {
             return .length(l)
         case .textTransform:
             guard let word = single?.lowerIdent else { return nil }
-            if ["none", "uppercase", "lowercase", "capitalize"].contains(word) { return .keyword(word) }
-            return ["full-width", "full-size-kana"].contains(word) ? .keyword("none") : nil
+            if ["none", "uppercase", "lowercase", "capitalize", "full-width", "full-size-kana"].contains(word) { return .keyword(word) }
+            return word == "-epub-fullwidth" ? .keyword("full-width") : nil
         case .letterSpacing, .wordSpacing:
             guard let v = single else { return nil }
             if v.lowerIdent == "normal" { return .length(.zero) }

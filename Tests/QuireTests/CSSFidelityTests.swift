@@ -506,4 +506,18 @@ final class CSSFidelityTests: XCTestCase {
         let pitch = 1.7 * 16 * layout.settings.profile.pixelsPerCSSPixel
         for index in 1..<lines.count { XCTAssertEqual(lines[index].rect.y - lines[index - 1].rect.y, pitch, accuracy: 0.5, "line \(index)") }
     }
+
+    /// W3C css-epub-text-transform: `full-width` (and `-epub-fullwidth`) sets Latin letters and
+    /// digits in their fullwidth forms, one em each; `full-size-kana` enlarges small kana.
+    func testFullWidthAndFullSizeKanaTransforms() throws {
+        let (layout, chapter) = try Self.chapter(
+            style: "p.w { text-transform: -epub-fullwidth } p.k { text-transform: full-size-kana }",
+            body: #"<p class="w">ab12</p><p class="k">ぁっ</p><p>あつ</p>"#)
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let runs = Self.runs(chapter.pages[0])
+        let wide = try XCTUnwrap(runs.first)
+        XCTAssertEqual(wide.glyphs.count, 4)
+        XCTAssertEqual(Double(wide.xs[3] - wide.xs[0]), 3 * em, accuracy: 1, "four fullwidth forms, an em apart")
+        XCTAssertEqual(runs[1].glyphs, runs[2].glyphs, "small kana drawn full size")
+    }
 }
