@@ -20,12 +20,23 @@ struct Slice {
     /// Where a page that ends with this slice ends: below `bottom` by the bottom padding and
     /// borders of the boxes that close after it.
     var pageBottom: Double
+    /// A table row whose table repeats its header rows (`Flow.headers`) atop a page it begins.
+    var header = -1
+}
+
+/// A table's header rows, drawn again at the top of each page its body continues on.
+struct RepeatedHeader {
+    var top: Double
+    var bottom: Double
+    var slices: ClosedRange<Int>
+    var height: Double { bottom - top }
 }
 
 /// The continuous vertical flow of one chapter before it is cut into pages. Coordinates are device
 /// pixels relative to the content box's left edge and the flow's top.
 final class Flow {
     var slices: [Slice] = []
+    var headers: [RepeatedHeader] = []
     /// Display items owned by a slice: they go wherever the slice goes.
     var items: [(slice: Int, item: DisplayItem)] = []
     /// Backgrounds and borders that may span several slices (and pages): clipped to each page.
@@ -155,6 +166,10 @@ final class Flow {
             spanning[index].item = translate(spanning[index].item, dx: 0, dy: dy)
         }
         for index in mark.lines..<lines.count { lines[index].record.rect.y += dy }
+        for index in headers.indices where headers[index].slices.lowerBound >= mark.slices {
+            headers[index].top += dy
+            headers[index].bottom += dy
+        }
         for index in mark.floats..<floats.count {
             floats[index].top += dy
             floats[index].bottom += dy
@@ -642,7 +657,9 @@ struct BlockLayout {
         inline.breaksOverlongWords = breaking || squeezed
         defer { inline.breaksOverlongWords = breaking }
         let offsets = widths.indices.map { widths[..<$0].reduce(0, +) + Double($0) * spacing.h }
-        for row in rows {
+        var headerTop: Double?
+        var headerIndex = -1
+        for (rowIndex, row) in rows.enumerated() {
             // A short row's last cell spans the columns it lacks, and the spacing between them.
             let columnWidths = row.indices.map { column in
                 column == row.count - 1 ? widths[column...].reduce(0, +) + Double(widths.count - 1 - column) * spacing.h : widths[column]
@@ -666,6 +683,19 @@ struct BlockLayout {
             flow.y += spacing.v
             let start = cellFlows.first?.slices.first?.start ?? flow.slices.last?.start ?? 0
             let slice = flow.addSlice(height: height, start: start)
+            if rowIndex == 0, table.headerRows > 0 { headerTop = flow.slices[slice].top - spacing.v }
+            if rowIndex < table.headerRows {
+                // The header stays with the first body row, and is drawn again on each page the
+                // body continues on (when it takes no more than a third of a page).
+                flow.slices[slice].breakAfter = .avoid
+                if rowIndex == table.headerRows - 1, let headerTop, flow.y - headerTop <= pageHeight / 3 {
+                    let firstHeaderSlice = slice - (table.headerRows - 1)
+                    flow.headers.append(RepeatedHeader(top: headerTop, bottom: flow.y, slices: firstHeaderSlice...slice))
+                    headerIndex = flow.headers.count - 1
+                }
+            } else {
+                flow.slices[slice].header = headerIndex
+            }
             let top = flow.slices[slice].top
             for (column, cellFlow) in cellFlows.enumerated() {
                 let dx = left + offsets[min(column, offsets.count - 1)]

@@ -42,8 +42,11 @@ struct TableNode {
     var style: ComputedStyle
     var node: NodeID?
     var caption: [FlowNode]
-    /// Rows of cells; each cell is a block.
+    /// Rows of cells; each cell is a block. Header rows come first, footer rows last.
     var rows: [[BlockNode]]
+    /// How many of the first rows are the table's header (its first `thead`), repeated atop
+    /// each page the table continues on.
+    var headerRows = 0
 }
 
 /// An image or other replaced element. Sizes are CSS px; nil means unknown until measured.
@@ -490,6 +493,10 @@ struct BoxTreeBuilder {
 
     private mutating func buildTable(_ element: XMLElement, _ style: ComputedStyle) -> TableNode {
         var table = TableNode(style: style, node: element.id, caption: [], rows: [])
+        // CSS tables: the first header group goes first and the first footer group last,
+        // wherever they are in the source.
+        var header: [[BlockNode]]?
+        var footer: [[BlockNode]]?
         func collectRows(_ parent: XMLElement) {
             for child in parent.elementChildren {
                 let childStyle = styles.style(of: child.id)
@@ -498,13 +505,23 @@ struct BoxTreeBuilder {
                 case .tableRow:
                     var cells: [BlockNode] = []
                     for cell in child.elementChildren where styles.style(of: cell.id).style.display != .none {
-                        cells.append(buildBlock(cell, styles.style(of: cell.id)))
+                        // Columns are sized for their cells' content, padding included: it never gives way.
+                        var block = buildBlock(cell, styles.style(of: cell.id))
+                        block.fitsItsContent = true
+                        block.markFitted()
+                        cells.append(block)
                     }
                     if !cells.isEmpty { table.rows.append(cells) }
                 case .tableCaption:
                     table.caption.append(.block(buildBlock(child, childStyle)))
                 case .tableColumn, .tableColumnGroup:
                     continue
+                case .tableHeaderGroup where header == nil, .tableFooterGroup where footer == nil:
+                    let body = table.rows
+                    table.rows = []
+                    collectRows(child)
+                    if childStyle.style.display == .tableHeaderGroup { header = table.rows } else { footer = table.rows }
+                    table.rows = body
                 case .tableRowGroup, .tableHeaderGroup, .tableFooterGroup:
                     collectRows(child)
                 default:
@@ -514,6 +531,8 @@ struct BoxTreeBuilder {
             }
         }
         collectRows(element)
+        table.headerRows = header?.count ?? 0
+        table.rows = (header ?? []) + table.rows + (footer ?? [])
         return table
     }
 

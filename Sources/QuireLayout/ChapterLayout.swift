@@ -282,7 +282,7 @@ public final class BookLayout: @unchecked Sendable {
             let sample = caches.missingGlyphs.keys.sorted().prefix(8).map { "U+" + String($0, radix: 16, uppercase: true) }
             warnings.append(Warning("missing-glyphs", "\(href): \(missing) character(s) have no glyph in any font (\(sample.joined(separator: " ")))"))
         }
-        let ranges = Paginator.paginate(flow.slices, pageHeight: content.height)
+        let ranges = Paginator.paginate(flow.slices, pageHeight: content.height, headers: flow.headers)
         if ranges.isEmpty { return blankChapter(nil) }
         var pages: [Page] = []
         var itemsBySlice: [[DisplayItem]] = Array(repeating: [], count: flow.slices.count)
@@ -292,8 +292,17 @@ public final class BookLayout: @unchecked Sendable {
         for (pageIndex, cut) in ranges.enumerated() {
             let range = cut.slices
             let (top, bottom) = (cut.top, cut.bottom)
-            let dy = content.y - top
             var items: [DisplayItem] = []
+            // A table continuing from the last page repeats its header rows first (drawn only:
+            // their text belongs to the page they first appear on).
+            let headerHeight = Paginator.repeatedHeaderHeight(flow.slices, range.lowerBound, flow.headers)
+            if headerHeight > 0 {
+                let header = flow.headers[flow.slices[range.lowerBound].header]
+                for slice in header.slices {
+                    for item in itemsBySlice[slice] { items.append(translate(item, dx: content.x, dy: content.y - header.top)) }
+                }
+            }
+            let dy = content.y + headerHeight - top
             for span in flow.spanning where span.bottom > top && span.top < bottom {
                 if let clipped = clip(span.item, top: top, bottom: bottom) { items.append(translate(clipped, dx: content.x, dy: dy)) }
             }

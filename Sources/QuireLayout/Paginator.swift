@@ -18,14 +18,16 @@ enum Paginator {
     }
 
     /// The pages, in order.
-    static func paginate(_ slices: [Slice], pageHeight: Double) -> [Cut] {
+    /// A page that begins with a table row under a repeated header (`headers`, by the slices'
+    /// `header`) has that much less room.
+    static func paginate(_ slices: [Slice], pageHeight: Double, headers: [RepeatedHeader] = []) -> [Cut] {
         guard !slices.isEmpty else { return [] }
         var pages: [Cut] = []
         var first = 0
         let epsilon = 0.01
         while first < slices.count {
             let pageTop = top(of: slices[first], pageHeight: pageHeight)
-            let limit = pageTop + pageHeight + epsilon
+            let limit = pageTop + pageHeight - repeatedHeaderHeight(slices, first, headers) + epsilon
             var fitEnd = first
             while fitEnd + 1 < slices.count && slices[fitEnd].breakAfter != .forced && slices[fitEnd + 1].pageBottom <= limit {
                 fitEnd += 1
@@ -40,5 +42,12 @@ enum Paginator {
             first = last + 1
         }
         return pages
+    }
+
+    /// The height of the table header drawn again atop a page that begins with `slices[first]`.
+    static func repeatedHeaderHeight(_ slices: [Slice], _ first: Int, _ headers: [RepeatedHeader]) -> Double {
+        let index = slices[first].header
+        guard index >= 0, index < headers.count, headers[index].slices.upperBound < first else { return 0 }
+        return headers[index].height
     }
 }

@@ -520,4 +520,31 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertEqual(Double(wide.xs[3] - wide.xs[0]), 3 * em, accuracy: 1, "four fullwidth forms, an em apart")
         XCTAssertEqual(runs[1].glyphs, runs[2].glyphs, "small kana drawn full size")
     }
+
+    /// Defect 3 (in part): a long table draws its header rows again atop each page it continues
+    /// on; the repeated header is drawn only (its text is on the first page's positions), and
+    /// the header is kept with the first body row.
+    func testLongTablesRepeatTheirHeader() throws {
+        let rows = (1...80).map { "<tr><td>Row \($0)</td><td>value</td></tr>" }.joined()
+        let body = "<p>Before.</p><table><thead><tr><th>Name</th><th>Value</th></tr></thead><tbody>\(rows)</tbody></table>"
+        let (layout, chapter) = try Self.chapter(style: "td, th { border: 1px solid black; padding: 0 8px }", body: body)
+        XCTAssertGreaterThan(chapter.pages.count, 2)
+        let content = layout.settings.contentRect
+        let scale = layout.settings.profile.pixelsPerCSSPixel
+        let leftRule = try XCTUnwrap(Self.strokes(chapter.pages[1]).filter { $0.from.x == $0.to.x }.map(\.from.x).min())
+        let leftText = try XCTUnwrap(Self.runs(chapter.pages[1]).map(\.origin.x).min())
+        XCTAssertEqual(leftText - leftRule, (0.5 + 8) * scale, accuracy: 2, "a narrow cell keeps its padding (the narrow-measure rule is not for cells)")
+        let first = Self.runs(chapter.pages[0])
+        for page in chapter.pages.dropFirst() {
+            let runs = Self.runs(page).sorted { $0.origin.y < $1.origin.y }
+            let top = try XCTUnwrap(runs.first)
+            XCTAssertEqual(top.glyphs, first.first { $0.glyphs == top.glyphs }?.glyphs, "page \(page.indexInChapter) starts with the header")
+            XCTAssertLessThan(top.origin.y, content.y + 60, "at the top: \(runs.prefix(4).map(\.origin.y)) lines \(page.lines.prefix(2).map(\.rect.y))")
+            XCTAssertFalse(page.lines.contains { $0.rect.y < top.origin.y }, "the header is not a line of the page's text")
+            XCTAssertTrue(page.lines.allSatisfy { $0.rect.maxY <= content.maxY + 0.5 }, "the rows below it still fit the page")
+        }
+        // The body rows keep their text order: every row is on exactly one page.
+        let starts = chapter.pages.map(\.start)
+        XCTAssertEqual(starts, starts.sorted())
+    }
 }
