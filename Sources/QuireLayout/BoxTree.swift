@@ -497,6 +497,8 @@ struct BoxTreeBuilder {
         // wherever they are in the source.
         var header: [[BlockNode]]?
         var footer: [[BlockNode]]?
+        /// The background of the row group being collected: rows and groups paint behind their cells.
+        var groupBackground = Color.transparent
         func collectRows(_ parent: XMLElement) {
             for child in parent.elementChildren {
                 let childStyle = styles.style(of: child.id)
@@ -504,11 +506,13 @@ struct BoxTreeBuilder {
                 case .none: continue
                 case .tableRow:
                     var cells: [BlockNode] = []
+                    let rowBackground = childStyle.style.backgroundColor.isTransparent ? groupBackground : childStyle.style.backgroundColor
                     for cell in child.elementChildren where styles.style(of: cell.id).style.display != .none {
                         // Columns are sized for their cells' content, padding included: it never gives way.
                         var block = buildBlock(cell, styles.style(of: cell.id))
                         block.fitsItsContent = true
                         block.markFitted()
+                        if block.style.backgroundColor.isTransparent { block.style.backgroundColor = rowBackground }
                         cells.append(block)
                     }
                     if !cells.isEmpty { table.rows.append(cells) }
@@ -519,11 +523,17 @@ struct BoxTreeBuilder {
                 case .tableHeaderGroup where header == nil, .tableFooterGroup where footer == nil:
                     let body = table.rows
                     table.rows = []
+                    let outer = groupBackground
+                    if !childStyle.style.backgroundColor.isTransparent { groupBackground = childStyle.style.backgroundColor }
                     collectRows(child)
+                    groupBackground = outer
                     if childStyle.style.display == .tableHeaderGroup { header = table.rows } else { footer = table.rows }
                     table.rows = body
                 case .tableRowGroup, .tableHeaderGroup, .tableFooterGroup:
+                    let outer = groupBackground
+                    if !childStyle.style.backgroundColor.isTransparent { groupBackground = childStyle.style.backgroundColor }
                     collectRows(child)
+                    groupBackground = outer
                 default:
                     // Stray content in a table: an anonymous single-cell row.
                     table.rows.append([buildBlock(child, childStyle)])

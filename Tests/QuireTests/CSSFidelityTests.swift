@@ -547,4 +547,16 @@ final class CSSFidelityTests: XCTestCase {
         let starts = chapter.pages.map(\.start)
         XCTAssertEqual(starts, starts.sorted())
     }
+
+    /// Defect 3 (in part): a row's or row group's background is painted behind its cells (striped
+    /// tables), under a cell's own.
+    func testRowAndGroupBackgroundsPaintBehindCells() throws {
+        let body = """
+            <table><tbody><tr class="shade"><td>one</td><td class="own">two</td></tr><tr><td>three</td><td>four</td></tr></tbody></table>
+            """
+        let (_, chapter) = try Self.chapter(
+            style: "tbody { background-color: #eeeeee } tr.shade { background-color: #cccccc } td.own { background-color: #ff0000 }", body: body)
+        let colours = chapter.pages[0].items.compactMap { if case .fill(_, let color) = $0 { return color.red } else { return nil } }
+        XCTAssertEqual(colours, [0xCC, 0xFF, 0xEE, 0xEE], "row, the cell's own, then the group's")
+    }
 }
