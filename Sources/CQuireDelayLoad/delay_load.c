@@ -181,6 +181,15 @@ STUB_VOID(cairo, cairo_surface_finish, (cairo_surface_t *surface), (surface))
 STUB_VOID(cairo, cairo_surface_flush, (cairo_surface_t *surface), (surface))
 STUB(cairo, cairo_status_t, cairo_surface_status, (cairo_surface_t *surface), (surface))
 STUB_VOID(cairo, cairo_translate, (cairo_t *cr, double tx, double ty), (cr, tx, ty))
+STUB(cairo, cairo_pattern_t *, cairo_pattern_create_linear, (double x0, double y0, double x1, double y1), (x0, y0, x1, y1))
+STUB(cairo, cairo_pattern_t *, cairo_pattern_create_radial, (double cx0, double cy0, double radius0, double cx1, double cy1, double radius1), (cx0, cy0, radius0, cx1, cy1, radius1))
+STUB_VOID(cairo, cairo_pattern_add_color_stop_rgba, (cairo_pattern_t *pattern, double offset, double red, double green, double blue, double alpha), (pattern, offset, red, green, blue, alpha))
+STUB_VOID(cairo, cairo_pattern_set_matrix, (cairo_pattern_t *pattern, const cairo_matrix_t *matrix), (pattern, matrix))
+STUB_VOID(cairo, cairo_pattern_destroy, (cairo_pattern_t *pattern), (pattern))
+STUB_VOID(cairo, cairo_set_source, (cairo_t *cr, cairo_pattern_t *source), (cr, source))
+STUB_VOID(cairo, cairo_matrix_init_translate, (cairo_matrix_t *matrix, double tx, double ty), (matrix, tx, ty))
+STUB_VOID(cairo, cairo_matrix_scale, (cairo_matrix_t *matrix, double sx, double sy), (matrix, sx, sy))
+STUB_VOID(cairo, cairo_matrix_translate, (cairo_matrix_t *matrix, double tx, double ty), (matrix, tx, ty))
 
 // poppler-glib
 STUB(poppler, PopplerDocument *, poppler_document_new_from_file,

@@ -318,6 +318,10 @@ struct BlockLayout {
         if !style.backgroundColor.isTransparent, boxBottom > boxTop, block.node == nil || block.node != canvasNode {
             flow.spanning.append((boxTop, boxBottom, .fill(Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), style.backgroundColor)))
         }
+        if let gradient = style.backgroundGradient, boxBottom > boxTop, boxWidth > 0, block.node == nil || block.node != canvasNode {
+            let box = Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop)
+            flow.spanning.append((boxTop, boxBottom, .gradient(GradientFill(gradient, box: box, scale: scale))))
+        }
         drawBorders(style, border: border, rect: Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), flow: flow)
         flow.collapseMargin(marginBottom)
         let lastSlice = flow.slices.count - 1
@@ -778,6 +782,8 @@ func translate(_ item: DisplayItem, dx: Double, dy: Double) -> DisplayItem {
         run.origin.x += dx
         run.origin.y += dy
         return .glyphs(run)
+    case .gradient(let fill):
+        return .gradient(fill.translated(dx: dx, dy: dy))
     case .fill(var rect, let color):
         rect.x += dx
         rect.y += dy

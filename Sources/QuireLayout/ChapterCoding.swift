@@ -168,6 +168,25 @@ extension Page {
                 for value in [from.x, from.y, to.x, to.y, width] { writer.double(value) }
                 color.encode(into: &writer)
                 writer.string(style.rawValue)
+            case .gradient(let fill):
+                writer.int(4)
+                fill.area.encode(into: &writer)
+                fill.box.encode(into: &writer)
+                switch fill.shape {
+                case .linear(let start, let end):
+                    writer.int(0)
+                    for value in [start.x, start.y, end.x, end.y] { writer.double(value) }
+                case .radial(let rx, let ry):
+                    writer.int(1)
+                    writer.double(rx)
+                    writer.double(ry)
+                }
+                writer.count(fill.colors.count)
+                for (colour, position) in zip(fill.colors, fill.positions) {
+                    colour.encode(into: &writer)
+                    writer.double(position)
+                }
+                writer.bool(fill.repeating)
             case .image(let box, let alt):
                 writer.int(3)
                 box.rect.encode(into: &writer)
@@ -215,6 +234,25 @@ extension Page {
                 if try reader.bool() { box.inlineData = try reader.raw() }
                 let altText = try reader.bool() ? try GlyphRun(decoding: &reader, faces: faces) : nil
                 items.append(.image(box, altText: altText))
+            case 4:
+                let area = try Rect(decoding: &reader)
+                let box = try Rect(decoding: &reader)
+                let shape: GradientFill.Shape
+                switch try reader.int() {
+                case 0:
+                    let numbers = try (0..<4).map { _ throws(ByteReader.Damaged) in try reader.double() }
+                    shape = .linear(start: Point(x: numbers[0], y: numbers[1]), end: Point(x: numbers[2], y: numbers[3]))
+                case 1: shape = .radial(rx: try reader.double(), ry: try reader.double())
+                default: throw ByteReader.Damaged()
+                }
+                var colors: [Color] = []
+                var positions: [Double] = []
+                for _ in 0..<(try reader.count(itemSize: 12)) {
+                    colors.append(try Color(decoding: &reader))
+                    positions.append(try reader.double())
+                }
+                let repeating = try reader.bool()
+                items.append(.gradient(GradientFill(area: area, box: box, shape: shape, colors: colors, positions: positions, repeating: repeating)))
             default:
                 throw ByteReader.Damaged()
             }

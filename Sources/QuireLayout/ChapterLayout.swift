@@ -390,6 +390,13 @@ public final class BookLayout: @unchecked Sendable {
             let y0 = max(rect.y, top)
             let y1 = min(rect.maxY, bottom)
             return y1 > y0 ? .fill(Rect(x: rect.x, y: y0, width: rect.width, height: y1 - y0), color) : nil
+        case .gradient(var fill):
+            // The part on this page; the gradient's geometry stays the whole box's.
+            let y0 = max(fill.area.y, top)
+            let y1 = min(fill.area.maxY, bottom)
+            guard y1 > y0 else { return nil }
+            fill.area = Rect(x: fill.area.x, y: y0, width: fill.area.width, height: y1 - y0)
+            return .gradient(fill)
         case .stroke(let from, let to, let width, let color, let style):
             if from.x == to.x {
                 let y0 = max(min(from.y, to.y), top)

@@ -1,3 +1,4 @@
+import Glibc
 import QuireCore
 import QuireStyle
 import QuireText
@@ -34,9 +35,91 @@ public struct ImageBox: Sendable, Hashable {
     public enum State: String, Sendable, Hashable { case image, placeholder, missing }
 }
 
+/// A gradient placed in a box: `area` is what it paints (the box, or the part of it on this page),
+/// `box` the rectangle its geometry comes from, positions resolved to fractions of its line.
+public struct GradientFill: Sendable, Hashable {
+    public enum Shape: Sendable, Hashable {
+        /// From `start` to `end`, in page pixels.
+        case linear(start: Point, end: Point)
+        /// Centred in the box, with radii `rx` and `ry`.
+        case radial(rx: Double, ry: Double)
+    }
+    public var area: Rect
+    public var box: Rect
+    public var shape: Shape
+    public var colors: [Color]
+    public var positions: [Double]
+    public var repeating: Bool
+
+    /// The gradient of `style` laid over `box`; `scale` device px per CSS px.
+    public init(_ gradient: Gradient, box: Rect, scale: Double) {
+        self.area = box
+        self.box = box
+        self.repeating = gradient.repeating
+        let (w, h) = (box.width, box.height)
+        let centre = Point(x: box.x + w / 2, y: box.y + h / 2)
+        var length: Double
+        switch gradient.shape {
+        case .linear, .linearToCorner:
+            var dx: Double, dy: Double
+            if case .linear(let degrees) = gradient.shape {
+                dx = sin(degrees * .pi / 180)
+                dy = -cos(degrees * .pi / 180)
+            } else if case .linearToCorner(let horizontal, let vertical) = gradient.shape {
+                // Perpendicular to the diagonal between the other two corners (CSS Images 3).
+                dx = Double(horizontal) * h
+                dy = Double(vertical) * w
+                let norm = max((dx * dx + dy * dy).squareRoot(), 1e-9)
+                dx /= norm
+                dy /= norm
+            } else {
+                (dx, dy) = (0, 1)
+            }
+            length = abs(w * dx) + abs(h * dy)
+            shape = .linear(
+                start: Point(x: centre.x - dx * length / 2, y: centre.y - dy * length / 2),
+                end: Point(x: centre.x + dx * length / 2, y: centre.y + dy * length / 2))
+        case .radial(let circle):
+            if circle {
+                let r = (w * w + h * h).squareRoot() / 2
+                shape = .radial(rx: r, ry: r)
+                length = r
+            } else {
+                shape = .radial(rx: w / 2 * 2.0.squareRoot(), ry: h / 2 * 2.0.squareRoot())
+                length = w / 2 * 2.0.squareRoot()
+            }
+        }
+        let stops = gradient.resolvedStops(length: length / scale)
+        colors = stops.map(\.color)
+        positions = stops.map(\.position)
+    }
+
+    init(area: Rect, box: Rect, shape: Shape, colors: [Color], positions: [Double], repeating: Bool) {
+        self.area = area
+        self.box = box
+        self.shape = shape
+        self.colors = colors
+        self.positions = positions
+        self.repeating = repeating
+    }
+
+    func translated(dx: Double, dy: Double) -> GradientFill {
+        var moved = self
+        moved.area.x += dx
+        moved.area.y += dy
+        moved.box.x += dx
+        moved.box.y += dy
+        if case .linear(let start, let end) = shape {
+            moved.shape = .linear(start: Point(x: start.x + dx, y: start.y + dy), end: Point(x: end.x + dx, y: end.y + dy))
+        }
+        return moved
+    }
+}
+
 public enum DisplayItem: Sendable {
     case glyphs(GlyphRun)
     case fill(Rect, Color)
+    case gradient(GradientFill)
     /// A straight rule (borders, underlines, hr): from/to along its centre line.
     case stroke(from: Point, to: Point, width: Double, color: Color, style: BorderStyle)
     case image(ImageBox, altText: GlyphRun?)
@@ -97,6 +180,12 @@ extension Page {
                     .object([
                         ("stroke", color(stroke)), ("style", .string(style.rawValue)), ("width", number(width)),
                         ("from", .array([number(from.x), number(from.y)])), ("to", .array([number(to.x), number(to.y)])),
+                    ]))
+            case .gradient(let fill):
+                items.append(
+                    .object([
+                        ("gradient", .array(fill.colors.map(color))), ("positions", .array(fill.positions.map(number))),
+                        ("rect", .array([number(fill.area.x), number(fill.area.y), number(fill.area.width), number(fill.area.height)])),
                     ]))
             case .image(let box, _):
                 items.append(

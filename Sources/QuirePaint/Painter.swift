@@ -203,6 +203,8 @@ public final class Painter {
                 setColor(cr, settings.theme.map(color))
                 cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
                 cairo_fill(cr)
+            case .gradient(let fill):
+                paintGradient(fill, cr: cr, theme: settings.theme)
             case .stroke(let from, let to, let width, let color, let style):
                 setColor(cr, settings.theme.map(color))
                 cairo_set_line_width(cr, width)
@@ -317,6 +319,42 @@ public final class Painter {
             cairo_fill(cr)
             index = last + 1
         }
+    }
+
+    /// A CSS gradient as a cairo pattern over its area. A repeating gradient repeats the span
+    /// between its first and last stops.
+    private func paintGradient(_ fill: GradientFill, cr: OpaquePointer, theme: Theme) {
+        guard let first = fill.positions.first, let last = fill.positions.last else { return }
+        let span = fill.repeating && last > first ? (first, last) : (0.0, 1.0)
+        let pattern: OpaquePointer
+        switch fill.shape {
+        case .linear(let start, let end):
+            let (dx, dy) = (end.x - start.x, end.y - start.y)
+            pattern = cairo_pattern_create_linear(start.x + dx * span.0, start.y + dy * span.0, start.x + dx * span.1, start.y + dy * span.1)
+        case .radial(let rx, let ry):
+            let cx = fill.box.x + fill.box.width / 2
+            let cy = fill.box.y + fill.box.height / 2
+            pattern = cairo_pattern_create_radial(cx, cy, rx * span.0, cx, cy, rx * span.1)
+            // An ellipse: the pattern's circle stretched to the box's proportions.
+            if ry > 0, rx > 0, abs(rx - ry) > 0.01 {
+                var matrix = cairo_matrix_t()
+                cairo_matrix_init_translate(&matrix, cx, cy)
+                cairo_matrix_scale(&matrix, 1, rx / ry)
+                cairo_matrix_translate(&matrix, -cx, -cy)
+                cairo_pattern_set_matrix(pattern, &matrix)
+            }
+        }
+        defer { cairo_pattern_destroy(pattern) }
+        for (colour, position) in zip(fill.colors, fill.positions) {
+            let mapped = theme.map(colour)
+            let offset = span.1 > span.0 ? (position - span.0) / (span.1 - span.0) : position
+            cairo_pattern_add_color_stop_rgba(
+                pattern, offset, Double(mapped.red) / 255, Double(mapped.green) / 255, Double(mapped.blue) / 255, Double(mapped.alpha) / 255)
+        }
+        cairo_pattern_set_extend(pattern, fill.repeating ? CAIRO_EXTEND_REPEAT : CAIRO_EXTEND_PAD)
+        cairo_set_source(cr, pattern)
+        cairo_rectangle(cr, fill.area.x, fill.area.y, fill.area.width, fill.area.height)
+        cairo_fill(cr)
     }
 
     private func setColor(_ cr: OpaquePointer, _ color: Color) {

@@ -397,6 +397,10 @@ final class Cascade {
         }
         s.color = faded(s.color)
         s.backgroundColor = faded(s.backgroundColor)
+        if var gradient = s.backgroundGradient {
+            for index in gradient.stops.indices { gradient.stops[index].color = faded(gradient.stops[index].color) }
+            s.backgroundGradient = gradient
+        }
         s.borderColor = Edges(
             top: s.borderColor.top.map(faded), right: s.borderColor.right.map(faded), bottom: s.borderColor.bottom.map(faded),
             left: s.borderColor.left.map(faded))
@@ -476,6 +480,7 @@ final class Cascade {
         case .unicodeBidi: full.style.unicodeBidi = s.unicodeBidi
         case .objectFit: full.style.objectFit = s.objectFit
         case .opacity: break  // initial and inherit leave the ancestors' product as it is
+        case .backgroundImage: full.style.backgroundGradient = s.backgroundGradient
         case .overflow: full.style.overflowHidden = s.overflowHidden
         case .boxSizing: full.style.boxSizing = s.boxSizing
         case .flexDirection: full.style.flexDirection = s.flexDirection
@@ -640,6 +645,7 @@ final class Cascade {
         case .unicodeBidi: full.style.unicodeBidi = UnicodeBidi(rawValue: keyword(v)) ?? .normal
         case .objectFit: full.style.objectFit = ObjectFit(rawValue: keyword(v)) ?? .fill
         case .opacity: if case .number(let n) = v { full.opacity = parent.opacity * n }
+        case .backgroundImage: if case .gradient(let gradient) = v { full.style.backgroundGradient = gradient } else { full.style.backgroundGradient = nil }
         case .overflow: full.style.overflowHidden = ["hidden", "clip", "scroll", "auto"].contains(keyword(v))
         case .boxSizing: full.style.boxSizing = keyword(v) == "border-box" ? .borderBox : .contentBox
         case .flexDirection: full.style.flexDirection = FlexDirection(rawValue: keyword(v)) ?? .row

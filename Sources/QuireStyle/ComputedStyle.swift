@@ -260,6 +260,8 @@ public struct ComputedStyle: Sendable, Hashable {
     /// Tables: adjacent cell borders merge into one (`border-collapse: collapse`).
     public var borderCollapse = false
     /// Tables in the separated model: CSS px between cells, and between cells and the table's border.
+    /// A gradient drawn over the background colour (`background-image`).
+    public var backgroundGradient: Gradient? = nil
     public var borderSpacingHorizontal = 0.0
     public var borderSpacingVertical = 0.0
 

@@ -11,7 +11,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case width, height, minWidth, minHeight, maxWidth, maxHeight
     case float, clear, position, top, right, bottom, left
     case backgroundColor, breakBefore, breakAfter, breakInside, verticalAlign, textDecorationLine
-    case unicodeBidi, objectFit, overflow, boxSizing, opacity
+    case unicodeBidi, objectFit, overflow, boxSizing, opacity, backgroundImage
     case flexDirection, justifyContent, alignItems
     case content, counterReset, counterIncrement, counterSet
     // Inherited.
@@ -53,6 +53,7 @@ enum SpecifiedValue: Hashable, Sendable {
     case quotes([String])  // open, close, open, close…
     case listStyle(ListStyleType)
     case decoration(UInt8)
+    case gradient(Gradient)
 }
 
 enum DeclValue: Hashable, Sendable {
@@ -101,7 +102,7 @@ enum Properties {
         "break-before": .breakBefore, "break-after": .breakAfter, "break-inside": .breakInside,
         "vertical-align": .verticalAlign, "text-decoration-line": .textDecorationLine,
         "-webkit-text-decoration-line": .textDecorationLine, "unicode-bidi": .unicodeBidi,
-        "object-fit": .objectFit, "opacity": .opacity, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
+        "object-fit": .objectFit, "opacity": .opacity, "background-image": .backgroundImage, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
         "-moz-box-sizing": .boxSizing, "flex-direction": .flexDirection, "-webkit-flex-direction": .flexDirection,
         "justify-content": .justifyContent, "-webkit-justify-content": .justifyContent,
         "align-items": .alignItems, "-webkit-align-items": .alignItems, "content": .content, "counter-reset": .counterReset,
@@ -165,7 +166,7 @@ enum Properties {
         case "border-bottom": return [.borderBottomWidth, .borderBottomStyle, .borderBottomColor]
         case "border-left": return [.borderLeftWidth, .borderLeftStyle, .borderLeftColor]
         case "list-style": return [.listStyleType, .listStylePosition]
-        case "background": return [.backgroundColor]
+        case "background": return [.backgroundColor, .backgroundImage]
         case "text-decoration", "-webkit-text-decoration": return [.textDecorationLine]
         case "font":
             return [.fontStyle, .fontVariantCaps, .fontWeight, .fontSize, .lineHeight, .fontFamily, .fontVariantNumeric,
@@ -186,7 +187,7 @@ enum Properties {
         "align-content", "align-self", "all", "animation", "animation-delay", "animation-direction",
         "animation-duration", "animation-fill-mode", "animation-iteration-count", "animation-name",
         "animation-play-state", "animation-timing-function", "appearance", "aspect-ratio", "backface-visibility",
-        "background-attachment", "background-blend-mode", "background-clip", "background-image",
+        "background-attachment", "background-blend-mode", "background-clip",
         "background-origin", "background-position", "background-position-x", "background-position-y",
         "background-repeat", "background-size", "block-size", "border-image",
         "border-image-outset", "border-image-repeat", "border-image-slice", "border-image-source",
@@ -290,6 +291,7 @@ enum Properties {
             if case .length(let length) = value { return length.isZero || length.isFarOffscreen }
             return false
         case .display: return !["grid", "inline-grid"].contains(word ?? "")
+        case .backgroundImage: return word != "url"  // gradients are drawn, images not yet
         default: return true
         }
     }
@@ -654,6 +656,14 @@ enum Properties {
             return keyword(values, ["visible", "hidden", "scroll", "auto", "clip", "overlay"])
         case .boxSizing:
             return keyword(values, ["content-box", "border-box", "padding-box"])
+        case .backgroundImage:
+            // One layer: none, a gradient, or an image (valid, but not drawn yet).
+            guard let v = single else { return nil }
+            if v.lowerIdent == "none" { return .keyword("none") }
+            if let gradient = GradientParser.parse(v) { return .gradient(gradient) }
+            if case .token(.url) = v { return .keyword("url") }
+            if case .function(let name, _) = v, ["url", "image-set", "-webkit-image-set", "image"].contains(name.lowercased()) { return .keyword("url") }
+            return nil
         case .opacity:
             // A number or a percentage, clamped to 0…1.
             switch single {
@@ -930,12 +940,22 @@ enum Properties {
             if type == nil && noneCount > 0 { type = ListStyleType.none }
             return [(.listStyleType, .listStyle(type ?? .disc)), (.listStylePosition, position ?? .keyword("outside"))]
         case "background":
-            // Only the colour is used; the rest must look like background syntax.
+            // The colour and the last layer's gradient or image are used; the rest must look like
+            // background syntax.
             var colour: SpecifiedValue? = nil
+            var image: SpecifiedValue = .keyword("none")
             for layer in values.splitCommas() {
                 for v in layer {
                     if let c = color(v) {
                         colour = c
+                        continue
+                    }
+                    if let gradient = GradientParser.parse(v) {
+                        image = .gradient(gradient)
+                        continue
+                    }
+                    if case .token(.url) = v {
+                        image = .keyword("url")
                         continue
                     }
                     switch v {
@@ -946,7 +966,7 @@ enum Properties {
                     }
                 }
             }
-            return [(.backgroundColor, colour ?? .color(.transparent))]
+            return [(.backgroundColor, colour ?? .color(.transparent)), (.backgroundImage, image)]
         case "text-decoration", "-webkit-text-decoration":
             var bits: UInt8 = 0
             for v in values {

@@ -559,4 +559,34 @@ final class CSSFidelityTests: XCTestCase {
         let colours = chapter.pages[0].items.compactMap { if case .fill(_, let color) = $0 { return color.red } else { return nil } }
         XCTAssertEqual(colours, [0xCC, 0xFF, 0xEE, 0xEE], "row, the cell's own, then the group's")
     }
+
+    /// Defect 10 (in part): CSS gradients as backgrounds are drawn (linear at an angle or to a
+    /// side or corner, radial, repeating), stop positions resolved as CSS Images 3 says.
+    func testGradientBackgroundsAreDrawn() throws {
+        let body = """
+            <div class="a">One</div><div class="b">Two</div><div class="c">Three</div><div class="d">Four</div>
+            """
+        let style = """
+            div { height: 3em } .a { background: linear-gradient(to right, red, blue) } .b { background-image: linear-gradient(90deg, red 20%, blue) }
+            .c { background: #ffffff radial-gradient(circle, white, black) } .d { background-image: url(none.png) }
+            """
+        let (_, chapter) = try Self.chapter(style: style, body: body)
+        let fills = chapter.pages[0].items.compactMap { if case .gradient(let fill) = $0 { return fill } else { return nil } }
+        XCTAssertEqual(fills.count, 3, "an image URL is not a gradient")
+        guard fills.count == 3 else { return }
+        guard case .linear(let start, let end) = fills[0].shape else { return XCTFail("linear") }
+        XCTAssertEqual(start.y, end.y, accuracy: 0.01, "to right runs across")
+        XCTAssertEqual(end.x - start.x, fills[0].box.width, accuracy: 0.5, "over the box's width")
+        XCTAssertEqual(fills[0].positions, [0, 1])
+        XCTAssertEqual(fills[1].positions, [0.2, 1])
+        XCTAssertEqual(fills[0].colors, [Color(red: 255, green: 0, blue: 0), Color(red: 0, green: 0, blue: 255)])
+        guard case .radial(let rx, let ry) = fills[2].shape else { return XCTFail("radial") }
+        XCTAssertEqual(rx, ry, "a circle")
+        let stops = Gradient(shape: .linear(degrees: 180), stops: [
+            .init(color: .transparent, fraction: nil, px: nil), .init(color: .transparent, fraction: 0.5, px: nil),
+            .init(color: .transparent, fraction: nil, px: nil), .init(color: .transparent, fraction: 0.3, px: nil),
+            .init(color: .transparent, fraction: nil, px: nil),
+        ], repeating: false).resolvedStops(length: 100).map(\.position)
+        XCTAssertEqual(stops, [0, 0.5, 0.5, 0.5, 1], "missing positions spread; none goes back")
+    }
 }
