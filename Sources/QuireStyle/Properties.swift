@@ -657,12 +657,19 @@ enum Properties {
         case .boxSizing:
             return keyword(values, ["content-box", "border-box", "padding-box"])
         case .backgroundImage:
-            // One layer: none, a gradient, or an image (valid, but not drawn yet).
+            // One layer: none, a gradient, or an image (valid, but not drawn yet). Several layers
+            // are valid when each is, and not drawn yet.
+            let layers = values.splitCommas()
+            if layers.count > 1 {
+                let valid = layers.allSatisfy { layer in layer.count == 1 && parseLonghand(.backgroundImage, layer) != nil }
+                return valid ? .keyword("url") : nil
+            }
             guard let v = single else { return nil }
             if v.lowerIdent == "none" { return .keyword("none") }
             if let gradient = GradientParser.parse(v) { return .gradient(gradient) }
             if case .token(.url) = v { return .keyword("url") }
-            if case .function(let name, _) = v, ["url", "image-set", "-webkit-image-set", "image"].contains(name.lowercased()) { return .keyword("url") }
+            // Other images (image-set(), cross-fade(), the old -webkit-gradient()) are valid, not drawn.
+            if case .function = v { return .keyword("url") }
             return nil
         case .opacity:
             // A number or a percentage, clamped to 0…1.

@@ -178,7 +178,12 @@ final class CSSValueTests: XCTestCase {
             ("-epub-text-combine: horizontal", false), ("text-combine-upright: none", true), ("position: absolute", false),
             ("position: relative", true), ("left: 2em", false), ("left: -9999px", true), ("top: 0", true), ("display: grid", false),
             ("display: flex", true), ("object-fit: contain", false), ("overflow: hidden", false), ("unicode-bidi: isolate", false),
-            ("text-align-last: justify", true), ("height: 5em", true),
+            ("text-align-last: justify", true), ("height: 5em", true), ("background-image: linear-gradient(red, blue)", true),
+            ("background-image: url(a.png)", false), ("background-image: url(a.png), url(b.png)", false),
+            ("background-image: -webkit-gradient(linear, left top, left bottom, from(red), to(blue))", false),
+            ("background: red linear-gradient(45deg, red, blue)", true), ("background: url(a.png) no-repeat", false),
+            ("border-collapse: collapse", true), ("border-spacing: 2px 4px", true), ("opacity: 50%", true),
+            ("text-transform: full-width", true),
         ] {
             let colon = declaration.firstIndex(of: ":")!
             let raw = RawDeclaration(
