@@ -296,9 +296,9 @@ final class InlineLayout {
 
     /// The start and end edges (margin + border + padding) of an inline box, in device px.
     func inlineEdges(_ style: ComputedStyle) -> (start: Double, end: Double) {
-        func border(_ kind: BorderStyle, _ width: Double) -> Double { kind == .none || kind == .hidden ? 0 : width }
-        let left = (style.margin.left.resolve(against: 0) ?? 0) + border(style.borderStyle.left, style.borderWidth.left) + style.padding.left.resolve(against: 0)
-        let right = (style.margin.right.resolve(against: 0) ?? 0) + border(style.borderStyle.right, style.borderWidth.right) + style.padding.right.resolve(against: 0)
+        // The cascade has already zeroed the width of a border whose style is none or hidden.
+        let left = (style.margin.left.resolve(against: 0) ?? 0) + style.borderWidth.left + style.padding.left.resolve(against: 0)
+        let right = (style.margin.right.resolve(against: 0) ?? 0) + style.borderWidth.right + style.padding.right.resolve(against: 0)
         return style.direction == .rtl ? (right * scale, left * scale) : (left * scale, right * scale)
     }
 
@@ -1289,10 +1289,10 @@ extension InlineLayout {
             let inside = drawn.filter { $0.start < range.upperBound && $0.end > range.lowerBound && $0.end > $0.start }
             guard var left = inside.map(\.left).min(), var right = inside.map(\.right).max() else { continue }
             let style = styles[box.style]
-            func border(_ kind: BorderStyle, _ width: Double) -> Double { kind == .none || kind == .hidden ? 0 : width * scale }
+            // Widths of none or hidden borders are zero already (the cascade's fix-up).
             let widths = Edges(
-                top: border(style.borderStyle.top, style.borderWidth.top), right: border(style.borderStyle.right, style.borderWidth.right),
-                bottom: border(style.borderStyle.bottom, style.borderWidth.bottom), left: border(style.borderStyle.left, style.borderWidth.left))
+                top: style.borderWidth.top * scale, right: style.borderWidth.right * scale,
+                bottom: style.borderWidth.bottom * scale, left: style.borderWidth.left * scale)
             // The start edge is drawn on the line where the box opens, the end edge where it closes.
             let rtl = style.direction == .rtl
             let opensHere = inside.contains { $0.start <= range.lowerBound }
