@@ -63,6 +63,39 @@ int32_t quire_line_break_flags(const uint16_t *text, int32_t length, const char 
     return count;
 }
 
+/* CSS word-break, which ICU 72 does not implement (it ignores the `lw=breakall` and `lw=keepall`
+ * locale keywords). CSS Text 3 section 5.2: break-all treats letters and digits (AL, NU, SA, HL,
+ * AI) as ideographs, so a line may end between any two of them; keep-all suppresses the soft
+ * wrap opportunities between such letters and CJK characters. Combining marks and ZWJ stay with
+ * the letter before them, and nothing is split inside a surrogate pair. */
+static int word_break_letter(UChar32 c, int keep_all) {
+    switch (u_getIntPropertyValue(c, UCHAR_LINE_BREAK)) {
+    case U_LB_ALPHABETIC: case U_LB_NUMERIC: case U_LB_COMPLEX_CONTEXT: case U_LB_HEBREW_LETTER:
+    case U_LB_AMBIGUOUS: case U_LB_IDEOGRAPHIC:
+        return 1;
+    case U_LB_H2: case U_LB_H3: case U_LB_JL: case U_LB_JV: case U_LB_JT: case U_LB_CONDITIONAL_JAPANESE_STARTER:
+        return keep_all;
+    default:
+        return 0;
+    }
+}
+
+void quire_apply_word_break(const uint16_t *text, int32_t length, int32_t rule, uint8_t *flags) {
+    if (rule != 1 && rule != 2) return;
+    int keep_all = rule == 2;
+    int32_t index = 0;
+    UChar32 previous = -1;
+    while (index < length) {
+        int32_t start = index;
+        UChar32 c;
+        U16_NEXT(text, index, length, c);
+        if (previous >= 0 && word_break_letter(previous, keep_all) && word_break_letter(c, keep_all))
+            flags[start] = keep_all ? 0 : 1;
+        int8_t cls = (int8_t)u_getIntPropertyValue(c, UCHAR_LINE_BREAK);
+        if (cls != U_LB_COMBINING_MARK && cls != U_LB_ZWJ) previous = c;
+    }
+}
+
 int32_t quire_script(uint32_t codepoint) {
     UErrorCode status = U_ZERO_ERROR;
     UScriptCode script = uscript_getScript((UChar32)codepoint, &status);

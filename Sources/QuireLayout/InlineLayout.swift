@@ -884,7 +884,7 @@ final class InlineLayout {
             locale = LineBreakOpportunities.locale(for: language, strictness: strictness, words: words)
             caches.breakLocales[localeKey] = locale
         }
-        LineBreakOpportunities.mark(in: text, locale: locale, breakable: &breakable)
+        LineBreakOpportunities.mark(in: text, locale: locale, words: words, breakable: &breakable)
         // A ruby base stays on one line with its annotation.
         for annotation in paragraph.annotations where annotation.base.count > 1 {
             for index in (annotation.base.lowerBound + 1)..<annotation.base.upperBound { breakable[index] = false }

@@ -35,13 +35,17 @@ public enum LineBreakOpportunities {
     }
 
     /// Marks the offsets a line may end before in `breakable` (length text.count + 1), for an ICU
-    /// locale from `locale(for:strictness:words:)`; the layout's hot path, with no array of breaks.
-    public static func mark(in text: [UInt16], locale: String, breakable: inout [Bool]) {
+    /// locale from `locale(for:strictness:words:)`, with `words` applied by hand (ICU ignores the
+    /// `lw` keyword); the layout's hot path, with no array of breaks.
+    public static func mark(in text: [UInt16], locale: String, words: WordRule = .normal, breakable: inout [Bool]) {
         precondition(breakable.count == text.count + 1)
         guard !text.isEmpty else { return }
         let count = text.withUnsafeBufferPointer { units in
             breakable.withUnsafeMutableBytes { flags in
-                quire_line_break_flags(units.baseAddress, Int32(units.count), locale, flags.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                let bytes = flags.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                let found = quire_line_break_flags(units.baseAddress, Int32(units.count), locale, bytes)
+                if found > 0 && words != .normal { quire_apply_word_break(units.baseAddress, Int32(units.count), Int32(words.ordinal), bytes) }
+                return found
             }
         }
         if count <= 0 { breakable[text.count] = true }

@@ -589,4 +589,23 @@ final class CSSFidelityTests: XCTestCase {
         ], repeating: false).resolvedStops(length: 100).map(\.position)
         XCTAssertEqual(stops, [0, 0.5, 0.5, 0.5, 1], "missing positions spread; none goes back")
     }
+
+    /// Defect 9: `word-break: break-all` (and `-epub-word-break`) lets a line end inside a word, so
+    /// a justified line is filled to its end instead of breaking at the last space.
+    func testWordBreakBreakAllBreaksInsideWords() throws {
+        let text = String(repeating: "Antidisestablishmentarianism floccinaucinihilipilification ", count: 12)
+        let (_, normal) = try Self.chapter(style: "p { margin: 0 }", body: "<p>\(text)</p>")
+        let (_, breakAll) = try Self.chapter(style: "p { margin: 0; -epub-word-break: break-all }", body: "<p>\(text)</p>")
+        let units = Array(text.utf16)
+        func isLetter(_ unit: UInt16) -> Bool { unit != 0x20 }
+        let normalLines = normal.pages.flatMap(\.lines)
+        let allLines = breakAll.pages.flatMap(\.lines)
+        // Line offsets count from the chapter's text start, where the paragraph begins.
+        func endsInsideWord(_ line: LineRecord, base: Int) -> Bool { isLetter(units[line.end - base - 1]) && isLetter(units[line.end - base]) }
+        let normalBase = try XCTUnwrap(normalLines.first).start, allBase = try XCTUnwrap(allLines.first).start
+        XCTAssertTrue(normalLines.dropLast().allSatisfy { !endsInsideWord($0, base: normalBase) }, "word-break normal breaks only at spaces")
+        let inside = allLines.dropLast().filter { endsInsideWord($0, base: allBase) }
+        XCTAssertGreaterThan(inside.count, allLines.count / 2, "break-all ends most lines inside a word")
+        XCTAssertLessThanOrEqual(allLines.count, normalLines.count)
+    }
 }

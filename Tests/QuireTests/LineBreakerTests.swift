@@ -265,4 +265,22 @@ final class TextTests: XCTestCase {
         XCTAssertEqual(breaks(family), [family.utf16.count])
         XCTAssertTrue(LineBreakOpportunities.find(in: Array("a\u{2028}b".utf16), language: nil).contains { $0.mandatory })
     }
+
+    /// ICU 72 ignores the `lw` keyword, so CSS word-break is applied over its breaks.
+    func testWordBreakRules() {
+        func breaks(_ text: String, _ words: LineBreakOpportunities.WordRule, _ language: String? = nil) -> [Int] {
+            let units = Array(text.utf16)
+            let locale = LineBreakOpportunities.locale(for: language, strictness: .standard, words: words)
+            var flags = [Bool](repeating: false, count: units.count + 1)
+            LineBreakOpportunities.mark(in: units, locale: locale, words: words, breakable: &flags)
+            return flags.indices.filter { flags[$0] }
+        }
+        XCTAssertEqual(breaks("abc de", .normal), [4, 6])
+        XCTAssertEqual(breaks("abc de", .breakAll), [1, 2, 4, 5, 6], "between any two letters")
+        XCTAssertEqual(breaks("e\u{301}e\u{301}", .breakAll), [2, 4], "not before a combining mark")
+        XCTAssertEqual(breaks("a\u{1D400}b", .breakAll), [1, 3, 4], "not inside a surrogate pair")
+        XCTAssertEqual(breaks("ab, cd", .breakAll), [1, 4, 5, 6], "not before the comma")
+        XCTAssertEqual(breaks("日本語 です", .keepAll, "ja"), [4, 6], "CJK kept together, broken at the space")
+        XCTAssertEqual(breaks("日本語 です", .normal, "ja"), [1, 2, 4, 5, 6])
+    }
 }

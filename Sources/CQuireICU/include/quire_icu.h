@@ -14,6 +14,8 @@ int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *loca
 /// The same opportunities as flags: sets `flags[offset]` to 1 for each break offset (`flags` holds
 /// length + 1 bytes). Returns the number of breaks, or -1 on an ICU error.
 int32_t quire_line_break_flags(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags);
+/* CSS word-break over flags from quire_line_break_flags: rule 1 break-all, 2 keep-all. */
+void quire_apply_word_break(const uint16_t *text, int32_t length, int32_t rule, uint8_t *flags);
 
 /// The ICU script code (UScriptCode) of a code point: 0 common, 1 inherited, 25 Latin, 17 Han, …
 int32_t quire_script(uint32_t codepoint);
