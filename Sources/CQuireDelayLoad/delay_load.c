@@ -190,6 +190,13 @@ STUB_VOID(cairo, cairo_set_source, (cairo_t *cr, cairo_pattern_t *source), (cr, 
 STUB_VOID(cairo, cairo_matrix_init_translate, (cairo_matrix_t *matrix, double tx, double ty), (matrix, tx, ty))
 STUB_VOID(cairo, cairo_matrix_scale, (cairo_matrix_t *matrix, double sx, double sy), (matrix, sx, sy))
 STUB_VOID(cairo, cairo_matrix_translate, (cairo_matrix_t *matrix, double tx, double ty), (matrix, tx, ty))
+STUB_VOID(cairo, cairo_new_path, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_new_sub_path, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_close_path, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_curve_to, (cairo_t *cr, double x1, double y1, double x2, double y2, double x3, double y3), (cr, x1, y1, x2, y2, x3, y3))
+STUB_VOID(cairo, cairo_set_fill_rule, (cairo_t *cr, cairo_fill_rule_t fill_rule), (cr, fill_rule))
+STUB_VOID(cairo, cairo_mask_surface, (cairo_t *cr, cairo_surface_t *surface, double surface_x, double surface_y), (cr, surface, surface_x, surface_y))
+STUB_VOID(cairo, cairo_surface_mark_dirty, (cairo_surface_t *surface), (surface))
 
 // poppler-glib
 STUB(poppler, PopplerDocument *, poppler_document_new_from_file,

@@ -143,6 +143,29 @@ final class Flow {
 
     func add(_ item: DisplayItem, slice: Int) { items.append((slice, item)) }
 
+    /// A slice's `start` until `resolveSpaceStarts` gives it the offset of the text after it.
+    static let textAfter = -1
+
+    /// Empty room in the flow (a sized box's height beyond its content) as slices the paginator
+    /// sees, so the room is on some page and not lost between two; in `step`s so a page may
+    /// break inside it.
+    func addSpace(_ height: Double, step: Double) {
+        var left = height
+        while left > 0.01 {
+            let piece = left > step * 1.5 ? step : left
+            _ = addSlice(height: piece, start: Self.textAfter)
+            left -= piece
+        }
+    }
+
+    /// Space slices start where the next text does (the chapter's end when none follows).
+    func resolveSpaceStarts(textLength: Int) {
+        var next = textLength
+        for index in slices.indices.reversed() {
+            if slices[index].start == Self.textAfter { slices[index].start = next } else { next = slices[index].start }
+        }
+    }
+
     /// How much of the flow there is: what `shift(since:by:)` moves.
     struct Mark {
         var slices: Int, items: Int, spanning: Int, lines: Int, floats: Int
@@ -307,7 +330,7 @@ struct BlockLayout {
         let contentTop = boxTop + border.top + padding.top
         if minimumContent > 0, flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative < contentTop + minimumContent {
             flow.flushMargin()
-            flow.y = max(flow.y, contentTop + minimumContent)
+            flow.addSpace(contentTop + minimumContent - flow.y, step: px(16))
         }
         if border.bottom > 0 || padding.bottom > 0 { flow.flushMargin() }
         flow.y += padding.bottom + border.bottom
@@ -315,14 +338,8 @@ struct BlockLayout {
         let boxBottom = flow.y
         let boxLeft = left + marginLeft
         let boxWidth = containingWidth - marginLeft - marginRight
-        if !style.backgroundColor.isTransparent, boxBottom > boxTop, block.node == nil || block.node != canvasNode {
-            flow.spanning.append((boxTop, boxBottom, .fill(Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), style.backgroundColor)))
-        }
-        if let gradient = style.backgroundGradient, boxBottom > boxTop, boxWidth > 0, block.node == nil || block.node != canvasNode {
-            let box = Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop)
-            flow.spanning.append((boxTop, boxBottom, .gradient(GradientFill(gradient, box: box, scale: scale))))
-        }
-        drawBorders(style, border: border, rect: Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), flow: flow)
+        paintBox(style, border: border, rect: Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), flow: flow,
+            background: block.node == nil || block.node != canvasNode)
         flow.collapseMargin(marginBottom)
         let lastSlice = flow.slices.count - 1
         if style.breakInside != .auto, lastSlice > firstSlice {
@@ -403,6 +420,35 @@ struct BlockLayout {
             right: style.borderStyle.right == .none ? 0 : px(style.borderWidth.right),
             bottom: style.borderStyle.bottom == .none ? 0 : px(style.borderWidth.bottom),
             left: style.borderStyle.left == .none ? 0 : px(style.borderWidth.left))
+    }
+
+    /// A block's background, gradient and borders, in that order; rounded corners and shadows
+    /// make them one decorated box below the gradient and its border above it.
+    func paintBox(_ style: ComputedStyle, border: Edges<Double>, rect: Rect, flow: Flow, background: Bool) {
+        guard rect.height > 0 else {
+            drawBorders(style, border: border, rect: rect, flow: flow)
+            return
+        }
+        let gradient = background && rect.width > 0 ? style.backgroundGradient.map { GradientFill($0, box: rect, scale: scale) } : nil
+        if let decorated = DecoratedBox(style, box: rect, border: border, scale: scale, background: background) {
+            var under = decorated
+            under.borderWidths = Edges(all: 0)
+            if !under.background.isTransparent || !under.shadows.isEmpty { flow.spanning.append((rect.y, rect.maxY, .box(under))) }
+            if let gradient { flow.spanning.append((rect.y, rect.maxY, .gradient(gradient.clipped(radii: decorated.radii)))) }
+            if decorated.hasBorder {
+                var over = decorated
+                over.background = .transparent
+                over.shadows = []
+                over.area = rect
+                flow.spanning.append((rect.y, rect.maxY, .box(over)))
+            }
+            return
+        }
+        if background, !style.backgroundColor.isTransparent {
+            flow.spanning.append((rect.y, rect.maxY, .fill(rect, style.backgroundColor)))
+        }
+        if let gradient { flow.spanning.append((rect.y, rect.maxY, .gradient(gradient))) }
+        drawBorders(style, border: border, rect: rect, flow: flow)
     }
 
     func drawBorders(_ style: ComputedStyle, border: Edges<Double>, rect: Rect, flow: Flow) {
@@ -784,6 +830,8 @@ func translate(_ item: DisplayItem, dx: Double, dy: Double) -> DisplayItem {
         return .glyphs(run)
     case .gradient(let fill):
         return .gradient(fill.translated(dx: dx, dy: dy))
+    case .box(let decorated):
+        return .box(decorated.translated(dx: dx, dy: dy))
     case .fill(var rect, let color):
         rect.x += dx
         rect.y += dy

@@ -187,6 +187,24 @@ extension Page {
                     writer.double(position)
                 }
                 writer.bool(fill.repeating)
+                writer.count(fill.radii.count)
+                for radius in fill.radii { writer.double(radius) }
+            case .box(let decorated):
+                writer.int(5)
+                decorated.area.encode(into: &writer)
+                decorated.box.encode(into: &writer)
+                writer.count(decorated.radii.count)
+                for radius in decorated.radii { writer.double(radius) }
+                decorated.background.encode(into: &writer)
+                for width in [decorated.borderWidths.top, decorated.borderWidths.right, decorated.borderWidths.bottom, decorated.borderWidths.left] { writer.double(width) }
+                for colour in [decorated.borderColors.top, decorated.borderColors.right, decorated.borderColors.bottom, decorated.borderColors.left] { colour.encode(into: &writer) }
+                writer.string(decorated.borderStyle.rawValue)
+                writer.count(decorated.shadows.count)
+                for shadow in decorated.shadows {
+                    for value in [shadow.x, shadow.y, shadow.blur, shadow.spread] { writer.double(value) }
+                    shadow.color.encode(into: &writer)
+                    writer.bool(shadow.inset)
+                }
             case .image(let box, let alt):
                 writer.int(3)
                 box.rect.encode(into: &writer)
@@ -252,7 +270,27 @@ extension Page {
                     positions.append(try reader.double())
                 }
                 let repeating = try reader.bool()
-                items.append(.gradient(GradientFill(area: area, box: box, shape: shape, colors: colors, positions: positions, repeating: repeating)))
+                let radii = try (0..<(try reader.count(itemSize: 8))).map { _ throws(ByteReader.Damaged) in try reader.double() }
+                items.append(.gradient(GradientFill(area: area, box: box, shape: shape, colors: colors, positions: positions, repeating: repeating, radii: radii)))
+            case 5:
+                let area = try Rect(decoding: &reader)
+                let box = try Rect(decoding: &reader)
+                let radii = try (0..<(try reader.count(itemSize: 8))).map { _ throws(ByteReader.Damaged) in try reader.double() }
+                guard radii.count == 8 else { throw ByteReader.Damaged() }
+                let background = try Color(decoding: &reader)
+                let widths = try (0..<4).map { _ throws(ByteReader.Damaged) in try reader.double() }
+                let colours = try (0..<4).map { _ throws(ByteReader.Damaged) in try Color(decoding: &reader) }
+                guard let style = BorderStyle(rawValue: try reader.string()) else { throw ByteReader.Damaged() }
+                var shadows: [DecoratedBox.Shadow] = []
+                for _ in 0..<(try reader.count(itemSize: 37)) {
+                    let numbers = try (0..<4).map { _ throws(ByteReader.Damaged) in try reader.double() }
+                    shadows.append(DecoratedBox.Shadow(x: numbers[0], y: numbers[1], blur: numbers[2], spread: numbers[3], color: try Color(decoding: &reader), inset: try reader.bool()))
+                }
+                items.append(.box(DecoratedBox(
+                    area: area, box: box, radii: radii, background: background,
+                    borderWidths: Edges(top: widths[0], right: widths[1], bottom: widths[2], left: widths[3]),
+                    borderColors: Edges(top: colours[0], right: colours[1], bottom: colours[2], left: colours[3]),
+                    borderStyle: style, shadows: shadows)))
             default:
                 throw ByteReader.Damaged()
             }

@@ -282,6 +282,7 @@ public final class BookLayout: @unchecked Sendable {
             let sample = caches.missingGlyphs.keys.sorted().prefix(8).map { "U+" + String($0, radix: 16, uppercase: true) }
             warnings.append(Warning("missing-glyphs", "\(href): \(missing) character(s) have no glyph in any font (\(sample.joined(separator: " ")))"))
         }
+        flow.resolveSpaceStarts(textLength: document.textLength)
         let ranges = Paginator.paginate(flow.slices, pageHeight: content.height, headers: flow.headers)
         if ranges.isEmpty { return blankChapter(nil) }
         var pages: [Page] = []
@@ -397,6 +398,13 @@ public final class BookLayout: @unchecked Sendable {
             guard y1 > y0 else { return nil }
             fill.area = Rect(x: fill.area.x, y: y0, width: fill.area.width, height: y1 - y0)
             return .gradient(fill)
+        case .box(var decorated):
+            // Shadows may reach past the page's cut where the box itself begins or ends on the page.
+            let y0 = decorated.box.y >= top ? decorated.area.y : max(decorated.area.y, top)
+            let y1 = decorated.box.maxY <= bottom ? decorated.area.maxY : min(decorated.area.maxY, bottom)
+            guard y1 > y0 else { return nil }
+            decorated.area = Rect(x: decorated.area.x, y: y0, width: decorated.area.width, height: y1 - y0)
+            return .box(decorated)
         case .stroke(let from, let to, let width, let color, let style):
             if from.x == to.x {
                 let y0 = max(min(from.y, to.y), top)

@@ -50,6 +50,8 @@ public struct GradientFill: Sendable, Hashable {
     public var colors: [Color]
     public var positions: [Double]
     public var repeating: Bool
+    /// Rounded corners of the box it fills (see `DecoratedBox.radii`); empty when square.
+    public var radii: [Double] = []
 
     /// The gradient of `style` laid over `box`; `scale` device px per CSS px.
     public init(_ gradient: Gradient, box: Rect, scale: Double) {
@@ -94,13 +96,21 @@ public struct GradientFill: Sendable, Hashable {
         positions = stops.map(\.position)
     }
 
-    init(area: Rect, box: Rect, shape: Shape, colors: [Color], positions: [Double], repeating: Bool) {
+    init(area: Rect, box: Rect, shape: Shape, colors: [Color], positions: [Double], repeating: Bool, radii: [Double] = []) {
+        self.radii = radii
         self.area = area
         self.box = box
         self.shape = shape
         self.colors = colors
         self.positions = positions
         self.repeating = repeating
+    }
+
+    /// The same gradient within rounded corners.
+    func clipped(radii: [Double]) -> GradientFill {
+        var rounded = self
+        rounded.radii = radii.allSatisfy { $0 == 0 } ? [] : radii
+        return rounded
     }
 
     func translated(dx: Double, dy: Double) -> GradientFill {
@@ -123,6 +133,8 @@ public enum DisplayItem: Sendable {
     /// A straight rule (borders, underlines, hr): from/to along its centre line.
     case stroke(from: Point, to: Point, width: Double, color: Color, style: BorderStyle)
     case image(ImageBox, altText: GlyphRun?)
+    /// Rounded corners or shadows.
+    case box(DecoratedBox)
 }
 
 /// The text a line holds: offsets into the spine item's text content (UTF-16, end exclusive).
@@ -186,6 +198,14 @@ extension Page {
                     .object([
                         ("gradient", .array(fill.colors.map(color))), ("positions", .array(fill.positions.map(number))),
                         ("rect", .array([number(fill.area.x), number(fill.area.y), number(fill.area.width), number(fill.area.height)])),
+                    ]))
+            case .box(let decorated):
+                items.append(
+                    .object([
+                        ("box", color(decorated.background)), ("radii", .array(decorated.radii.map(number))),
+                        ("rect", .array([number(decorated.box.x), number(decorated.box.y), number(decorated.box.width), number(decorated.box.height)])),
+                        ("border", .array([decorated.borderWidths.top, decorated.borderWidths.right, decorated.borderWidths.bottom, decorated.borderWidths.left].map(number))),
+                        ("shadows", .int(decorated.shadows.count)),
                     ]))
             case .image(let box, _):
                 items.append(

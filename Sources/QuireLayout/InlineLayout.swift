@@ -1308,6 +1308,19 @@ extension InlineLayout {
             let top = textTop - style.padding.top.resolve(against: 0) * scale - widths.top
             let bottom = textTop + face.ascent(at: size) + face.descent(at: size) + style.padding.bottom.resolve(against: 0) * scale + widths.bottom
             let rect = Rect(x: left, y: top, width: right - left, height: bottom - top)
+            if var decorated = DecoratedBox(style, box: rect, border: widths, scale: scale) {
+                // Sliced where the box breaks across lines: no edge and no rounding there.
+                if !leftEdge {
+                    decorated.borderWidths.left = 0
+                    for index in [0, 1, 6, 7] { decorated.radii[index] = 0 }
+                }
+                if !rightEdge {
+                    decorated.borderWidths.right = 0
+                    for index in [2, 3, 4, 5] { decorated.radii[index] = 0 }
+                }
+                items.append(.box(decorated))
+                continue
+            }
             if !style.backgroundColor.isTransparent { items.append(.fill(rect, style.backgroundColor)) }
             func color(_ value: Color?) -> Color { value ?? style.color }
             if widths.top > 0 {

@@ -205,6 +205,8 @@ public final class Painter {
                 cairo_fill(cr)
             case .gradient(let fill):
                 paintGradient(fill, cr: cr, theme: settings.theme)
+            case .box(let decorated):
+                BoxPainter.paint(decorated, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)), map: settings.theme.map)
             case .stroke(let from, let to, let width, let color, let style):
                 setColor(cr, settings.theme.map(color))
                 cairo_set_line_width(cr, width)
@@ -218,8 +220,19 @@ public final class Painter {
                 default:
                     cairo_set_dash(cr, nil, 0, 0)
                 }
-                cairo_move_to(cr, from.x, from.y)
-                cairo_line_to(cr, to.x, to.y)
+                if style == .double, width >= 3 {
+                    // Two lines a third of the width each, either side of the centre line.
+                    let length = max(((to.x - from.x) * (to.x - from.x) + (to.y - from.y) * (to.y - from.y)).squareRoot(), 1e-9)
+                    let (nx, ny) = (-(to.y - from.y) / length * width / 3, (to.x - from.x) / length * width / 3)
+                    cairo_set_line_width(cr, width / 3)
+                    for side in [-1.0, 1.0] {
+                        cairo_move_to(cr, from.x + nx * side, from.y + ny * side)
+                        cairo_line_to(cr, to.x + nx * side, to.y + ny * side)
+                    }
+                } else {
+                    cairo_move_to(cr, from.x, from.y)
+                    cairo_line_to(cr, to.x, to.y)
+                }
                 cairo_stroke(cr)
                 cairo_set_dash(cr, nil, 0, 0)
             case .glyphs(let run):
@@ -353,8 +366,15 @@ public final class Painter {
         }
         cairo_pattern_set_extend(pattern, fill.repeating ? CAIRO_EXTEND_REPEAT : CAIRO_EXTEND_PAD)
         cairo_set_source(cr, pattern)
+        cairo_save(cr)
+        if !fill.radii.isEmpty {
+            cairo_new_path(cr)
+            BoxPainter.addRoundedRect(cr, fill.box, fill.radii)
+            cairo_clip(cr)
+        }
         cairo_rectangle(cr, fill.area.x, fill.area.y, fill.area.width, fill.area.height)
         cairo_fill(cr)
+        cairo_restore(cr)
     }
 
     private func setColor(_ cr: OpaquePointer, _ color: Color) {

@@ -395,6 +395,7 @@ final class Cascade {
             color.alpha = UInt8((Double(color.alpha) * opacity).rounded())
             return color
         }
+        for index in s.boxShadows.indices { s.boxShadows[index].color = faded(s.boxShadows[index].color ?? s.color) }
         s.color = faded(s.color)
         s.backgroundColor = faded(s.backgroundColor)
         if var gradient = s.backgroundGradient {
@@ -443,6 +444,11 @@ final class Cascade {
         case .marginBottom: full.style.margin.bottom = s.margin.bottom
         case .marginLeft: full.style.margin.left = s.margin.left
         case .paddingTop: full.style.padding.top = s.padding.top
+        case .borderTopLeftRadius: full.style.borderRadius.topLeft = s.borderRadius.topLeft
+        case .borderTopRightRadius: full.style.borderRadius.topRight = s.borderRadius.topRight
+        case .borderBottomRightRadius: full.style.borderRadius.bottomRight = s.borderRadius.bottomRight
+        case .borderBottomLeftRadius: full.style.borderRadius.bottomLeft = s.borderRadius.bottomLeft
+        case .boxShadow: full.style.boxShadows = s.boxShadows
         case .paddingRight: full.style.padding.right = s.padding.right
         case .paddingBottom: full.style.padding.bottom = s.padding.bottom
         case .paddingLeft: full.style.padding.left = s.padding.left
@@ -565,6 +571,11 @@ final class Cascade {
         return 0
     }
 
+    private func radius(_ v: SpecifiedValue, _ context: LengthContext) -> CornerRadius {
+        guard case .radius(let horizontal, let vertical) = v else { return .zero }
+        return CornerRadius(horizontal: horizontal.resolve(context), vertical: vertical.resolve(context))
+    }
+
     private func keyword(_ v: SpecifiedValue) -> String {
         if case .keyword(let k) = v { return k }
         return ""
@@ -644,6 +655,18 @@ final class Cascade {
             if case .decoration(let bits) = v { full.ownDecoration = TextDecoration(rawValue: bits) }
         case .unicodeBidi: full.style.unicodeBidi = UnicodeBidi(rawValue: keyword(v)) ?? .normal
         case .objectFit: full.style.objectFit = ObjectFit(rawValue: keyword(v)) ?? .fill
+        case .borderTopLeftRadius: full.style.borderRadius.topLeft = radius(v, context)
+        case .borderTopRightRadius: full.style.borderRadius.topRight = radius(v, context)
+        case .borderBottomRightRadius: full.style.borderRadius.bottomRight = radius(v, context)
+        case .borderBottomLeftRadius: full.style.borderRadius.bottomLeft = radius(v, context)
+        case .boxShadow:
+            guard case .shadows(let layers) = v else { break }
+            full.style.boxShadows = layers.map { layer in
+                BoxShadow(
+                    x: layer.x.resolvePx(context, percentBase: 0), y: layer.y.resolvePx(context, percentBase: 0),
+                    blur: max(0, layer.blur.resolvePx(context, percentBase: 0)), spread: layer.spread.resolvePx(context, percentBase: 0),
+                    color: layer.color, inset: layer.inset)
+            }
         case .opacity: if case .number(let n) = v { full.opacity = parent.opacity * n }
         case .backgroundImage: if case .gradient(let gradient) = v { full.style.backgroundGradient = gradient } else { full.style.backgroundGradient = nil }
         case .overflow: full.style.overflowHidden = ["hidden", "clip", "scroll", "auto"].contains(keyword(v))

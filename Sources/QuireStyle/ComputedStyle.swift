@@ -180,6 +180,35 @@ public enum LineBreak: String, Sendable, Hashable { case auto, loose, normal, st
 public enum TextOrientation: String, Sendable, Hashable { case mixed, upright, sideways }
 public enum TextCombineUpright: String, Sendable, Hashable { case none, all }
 /// `text-emphasis`: the mark drawn beside each character (already resolved from the style keywords) and its colour.
+/// One corner's radii: horizontal and vertical, percentages of the border box's width and height.
+public struct CornerRadius: Sendable, Hashable {
+    public var horizontal: Length
+    public var vertical: Length
+    public static let zero = CornerRadius(horizontal: .zero, vertical: .zero)
+    public var isZero: Bool { horizontal.resolve(against: 1) <= 0 || vertical.resolve(against: 1) <= 0 }
+}
+
+/// `border-radius`: the four corners.
+public struct CornerRadii: Sendable, Hashable {
+    public var topLeft = CornerRadius.zero
+    public var topRight = CornerRadius.zero
+    public var bottomRight = CornerRadius.zero
+    public var bottomLeft = CornerRadius.zero
+    public static let square = CornerRadii()
+    public var isSquare: Bool { topLeft.isZero && topRight.isZero && bottomRight.isZero && bottomLeft.isZero }
+}
+
+/// One `box-shadow` layer, lengths in CSS px.
+public struct BoxShadow: Sendable, Hashable {
+    public var x: Double
+    public var y: Double
+    public var blur: Double
+    public var spread: Double
+    /// nil: the element's `color`.
+    public var color: Color?
+    public var inset: Bool
+}
+
 public struct TextEmphasis: Sendable, Hashable {
     public var mark: String
     public var color: Color?  // nil = currentColor
@@ -198,6 +227,9 @@ public struct ComputedStyle: Sendable, Hashable {
     public var padding = Edges<Length>(all: .zero)
     public var borderWidth = Edges<Double>(all: 0)
     public var borderStyle = Edges<BorderStyle>(all: .none)
+    public var borderRadius = CornerRadii.square
+    /// `box-shadow` layers, the first on top.
+    public var boxShadows: [BoxShadow] = []
     public var borderColor = Edges<Color?>(all: nil)  // nil = currentColor
     public var width: LengthOrAuto = .auto
     public var height: LengthOrAuto = .auto

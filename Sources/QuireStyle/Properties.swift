@@ -13,6 +13,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case backgroundColor, breakBefore, breakAfter, breakInside, verticalAlign, textDecorationLine
     case unicodeBidi, objectFit, overflow, boxSizing, opacity, backgroundImage
     case flexDirection, justifyContent, alignItems
+    case borderTopLeftRadius, borderTopRightRadius, borderBottomRightRadius, borderBottomLeftRadius, boxShadow
     case content, counterReset, counterIncrement, counterSet
     // Inherited.
     case fontFamily, fontSize, fontWeight, fontStyle, fontVariantCaps, fontVariantNumeric, fontVariantLigatures
@@ -54,6 +55,20 @@ enum SpecifiedValue: Hashable, Sendable {
     case listStyle(ListStyleType)
     case decoration(UInt8)
     case gradient(Gradient)
+    /// A corner's horizontal and vertical radius (`border-*-radius`).
+    case radius(SpecifiedLength, SpecifiedLength)
+    /// `box-shadow` layers, first on top; empty for none.
+    case shadows([ShadowValue])
+}
+
+/// One `box-shadow` layer as written.
+struct ShadowValue: Hashable, Sendable {
+    var x: SpecifiedLength
+    var y: SpecifiedLength
+    var blur: SpecifiedLength
+    var spread: SpecifiedLength
+    var color: Color?  // nil = currentColor
+    var inset: Bool
 }
 
 enum DeclValue: Hashable, Sendable {
@@ -102,7 +117,9 @@ enum Properties {
         "break-before": .breakBefore, "break-after": .breakAfter, "break-inside": .breakInside,
         "vertical-align": .verticalAlign, "text-decoration-line": .textDecorationLine,
         "-webkit-text-decoration-line": .textDecorationLine, "unicode-bidi": .unicodeBidi,
-        "object-fit": .objectFit, "opacity": .opacity, "background-image": .backgroundImage, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
+        "object-fit": .objectFit, "border-top-left-radius": .borderTopLeftRadius,
+        "border-top-right-radius": .borderTopRightRadius, "border-bottom-right-radius": .borderBottomRightRadius,
+        "border-bottom-left-radius": .borderBottomLeftRadius, "box-shadow": .boxShadow, "-webkit-box-shadow": .boxShadow, "opacity": .opacity, "background-image": .backgroundImage, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
         "-moz-box-sizing": .boxSizing, "flex-direction": .flexDirection, "-webkit-flex-direction": .flexDirection,
         "justify-content": .justifyContent, "-webkit-justify-content": .justifyContent,
         "align-items": .alignItems, "-webkit-align-items": .alignItems, "content": .content, "counter-reset": .counterReset,
@@ -144,6 +161,7 @@ enum Properties {
         "border-style", "border-color", "list-style", "background", "text-decoration", "-webkit-text-decoration",
         "font", "font-variant", "page-break-before", "page-break-after", "page-break-inside", "overflow",
         "adobe-hyphenate", "border-spacing", "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset",
+        "border-radius", "-webkit-border-radius",
     ]
 
     /// Longhands a shorthand sets (for var() in shorthands and for `all`-style resets).
@@ -167,6 +185,8 @@ enum Properties {
         case "border-left": return [.borderLeftWidth, .borderLeftStyle, .borderLeftColor]
         case "list-style": return [.listStyleType, .listStylePosition]
         case "background": return [.backgroundColor, .backgroundImage]
+        case "border-radius", "-webkit-border-radius":
+            return [.borderTopLeftRadius, .borderTopRightRadius, .borderBottomRightRadius, .borderBottomLeftRadius]
         case "text-decoration", "-webkit-text-decoration": return [.textDecorationLine]
         case "font":
             return [.fontStyle, .fontVariantCaps, .fontWeight, .fontSize, .lineHeight, .fontFamily, .fontVariantNumeric,
@@ -191,9 +211,7 @@ enum Properties {
         "background-origin", "background-position", "background-position-x", "background-position-y",
         "background-repeat", "background-size", "block-size", "border-image",
         "border-image-outset", "border-image-repeat", "border-image-slice", "border-image-source",
-        "border-image-width", "border-radius", "border-top-left-radius", "border-top-right-radius",
-        "border-bottom-left-radius", "border-bottom-right-radius", "box-decoration-break",
-        "box-shadow", "caption-side", "caret-color", "clip", "clip-path", "color-scheme", "column-count", "column-fill",
+        "border-image-width", "box-decoration-break", "caption-side", "caret-color", "clip", "clip-path", "color-scheme", "column-count", "column-fill",
         "column-gap", "column-rule", "column-rule-color", "column-rule-style", "column-rule-width", "column-span",
         "column-width", "columns", "contain", "counter-style", "cursor", "empty-cells", "filter", "flex", "flex-basis",
         "flex-flow", "flex-grow", "flex-shrink", "flex-wrap", "font-kerning", "font-language-override",
@@ -350,6 +368,33 @@ enum Properties {
         "serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui", "ui-serif", "ui-sans-serif",
         "ui-monospace", "ui-rounded", "math", "emoji", "fangsong",
     ]
+
+    /// One `box-shadow` layer: two to four lengths (blur never negative), a colour and `inset`,
+    /// the lengths together, the others before or after them.
+    static func shadow(_ values: [CV]) -> ShadowValue? {
+        var lengths: [SpecifiedLength] = []
+        var colour: Color?? = nil
+        var inset = false
+        var lengthsDone = false
+        for v in values {
+            if v.lowerIdent == "inset", !inset {
+                inset = true
+                if !lengths.isEmpty { lengthsDone = true }
+            } else if colour == nil, case .color(let c)? = color(v) {
+                colour = .some(c)
+                if !lengths.isEmpty { lengthsDone = true }
+            } else if !lengthsDone, lengths.count < 4, let l = length(v, percent: false) {
+                lengths.append(l)
+            } else {
+                return nil
+            }
+        }
+        guard lengths.count >= 2 else { return nil }
+        if lengths.count > 2, case .dimension(let blur, _) = lengths[2], blur < 0 { return nil }
+        return ShadowValue(
+            x: lengths[0], y: lengths[1], blur: lengths.count > 2 ? lengths[2] : .zero, spread: lengths.count > 3 ? lengths[3] : .zero,
+            color: colour ?? nil, inset: inset)
+    }
 
     static func borderWidth(_ v: CV) -> SpecifiedValue? {
         if let word = v.lowerIdent {
@@ -671,6 +716,20 @@ enum Properties {
             // Other images (image-set(), cross-fade(), the old -webkit-gradient()) are valid, not drawn.
             if case .function = v { return .keyword("url") }
             return nil
+        case .borderTopLeftRadius, .borderTopRightRadius, .borderBottomRightRadius, .borderBottomLeftRadius:
+            // One radius for both directions, or horizontal then vertical; never negative.
+            guard (1...2).contains(values.count) else { return nil }
+            let radii = values.compactMap { length($0, negative: false) }
+            guard radii.count == values.count else { return nil }
+            return .radius(radii[0], radii.last!)
+        case .boxShadow:
+            if single?.lowerIdent == "none" { return .shadows([]) }
+            var layers: [ShadowValue] = []
+            for layer in values.splitCommas() {
+                guard let shadow = shadow(layer) else { return nil }
+                layers.append(shadow)
+            }
+            return layers.isEmpty ? nil : .shadows(layers)
         case .opacity:
             // A number or a percentage, clamped to 0…1.
             switch single {
@@ -874,6 +933,14 @@ enum Properties {
 
     static func parseShorthand(_ name: String, _ values: [CV]) -> [(PropertyID, SpecifiedValue)]? {
         switch name {
+        case "border-radius", "-webkit-border-radius":
+            // Up to four horizontal radii, then optionally `/` and up to four vertical ones.
+            let halves = values.split(whereSeparator: { if case .token(.delim("/")) = $0 { return true } else { return false } }).map(Array.init)
+            guard (1...2).contains(halves.count), values.filter({ if case .token(.delim("/")) = $0 { return true } else { return false } }).count == halves.count - 1 else { return nil }
+            guard let horizontal = boxEdges(halves[0], { length($0, negative: false) }) else { return nil }
+            let vertical = halves.count == 2 ? boxEdges(halves[1], { length($0, negative: false) }) : horizontal
+            guard let vertical else { return nil }
+            return zip(longhands(of: name), zip(horizontal, vertical)).map { ($0, .radius($1.0, $1.1)) }
         case "border-spacing":
             // One length for both directions, or horizontal then vertical.
             guard (1...2).contains(values.count) else { return nil }

@@ -1,5 +1,7 @@
 import XCTest
 @testable import QuireLayout
+import QuirePaint
+import QuirePreparation
 import QuireStyle
 
 /// The layout defects a comparison with Chromium's print showed (issue 19), each on a small
@@ -607,5 +609,71 @@ final class CSSFidelityTests: XCTestCase {
         let inside = allLines.dropLast().filter { endsInsideWord($0, base: allBase) }
         XCTAssertGreaterThan(inside.count, allLines.count / 2, "break-all ends most lines inside a word")
         XCTAssertLessThanOrEqual(allLines.count, normalLines.count)
+    }
+
+    /// The grey level (0…255) of a painted page's pixel, RGB averaged.
+    static func grey(_ bitmap: Bitmap, _ x: Double, _ y: Double) -> Int {
+        let offset = Int(y) * bitmap.stride + Int(x) * bitmap.channels
+        let channels = min(bitmap.channels, 3)
+        var sum = 0
+        for channel in 0..<channels { sum += Int(bitmap.bytes[offset + channel]) }
+        return sum / channels
+    }
+
+    /// Defect 11: `border-radius` rounds a block's background and border, `box-shadow` casts an
+    /// offset (and blurred) shadow outside the box and an inset one inside it, and rounded inline
+    /// boxes are drawn. Pixel checks on the painted page (tolerance: 40 of 255 grey levels).
+    func testBorderRadiusAndBoxShadow() throws {
+        let style = """
+            div { height: 2em; margin: 1em 3em } .round { background: #808080; border: 4px solid black; border-radius: 1em }
+            .ellipse { background: #808080; border-radius: 50% / 30% } .shadow { box-shadow: 1em 1em 0 #000 }
+            .blur { box-shadow: 0 0 2em black } .inset { box-shadow: inset 0 0 0 0.5em black } code { background: #808080; border-radius: 4px }
+            """
+        let body = #"<div class="round">a</div><div class="ellipse"></div><div class="shadow"></div><div class="blur"></div><div class="inset"></div><p>x <code>code</code> y</p>"#
+        let (layout, chapter) = try Self.chapter(style: style, body: body)
+        let scale = layout.settings.profile.pixelsPerCSSPixel
+        let boxes = chapter.pages.flatMap(\.items).compactMap { if case .box(let box) = $0 { return box } else { return nil } }
+        // Round: its background box and its border box; the other four, one each; the code span.
+        XCTAssertEqual(boxes.count, 7, "\(boxes.map { ($0.box, $0.radii.first ?? 0, $0.shadows.count) })")
+        guard boxes.count == 7 else { return }
+        XCTAssertEqual(boxes[0].radii, [Double](repeating: 16 * scale, count: 8), "1em on each corner")
+        XCTAssertEqual(boxes[2].radii[0], boxes[2].box.width / 2, accuracy: 0.01, "50% of the width")
+        XCTAssertEqual(boxes[2].radii[1], boxes[2].box.height * 0.3, accuracy: 0.01, "30% of the height")
+        XCTAssertEqual(boxes[3].shadows.first?.x ?? 0, 16 * scale, accuracy: 0.01)
+        XCTAssertTrue(boxes[6].radii.allSatisfy { $0 == 4 * scale }, "the rounded code span")
+
+        let bitmap = Painter().bitmap(chapter.pages[0], settings: PaintSettings())
+        let round = boxes[0].box
+        XCTAssertGreaterThan(Self.grey(bitmap, round.x + 2, round.y + 2), 215, "the rounded corner leaves the page white")
+        XCTAssertLessThan(Self.grey(bitmap, round.x + 2, round.midY), 40, "the border on the left side")
+        XCTAssertEqual(Self.grey(bitmap, round.midX, round.midY + 20), 128, accuracy: 40, "the grey background inside")
+        let shadowed = boxes[3].box
+        XCTAssertLessThan(Self.grey(bitmap, shadowed.maxX + 8 * scale, shadowed.maxY + 8 * scale), 40, "the shadow below and right of the box")
+        XCTAssertGreaterThan(Self.grey(bitmap, shadowed.x - 4, shadowed.y + 4), 215, "no shadow above and left")
+        XCTAssertGreaterThan(Self.grey(bitmap, shadowed.midX, shadowed.midY), 215, "none under the box itself")
+        let blurred = boxes[4].box
+        let near = Self.grey(bitmap, blurred.x - 2, blurred.midY), far = Self.grey(bitmap, blurred.x - 24 * scale, blurred.midY)
+        XCTAssertLessThan(near, far, "a blurred shadow fades away from the box")
+        XCTAssertGreaterThan(near, 40, "blurred: not solid at the edge")
+        let inset = boxes[5].box
+        XCTAssertLessThan(Self.grey(bitmap, inset.x + 4 * scale, inset.midY), 40, "the inset shadow inside the edge")
+        XCTAssertGreaterThan(Self.grey(bitmap, inset.midX, inset.midY), 215, "and not in the middle")
+    }
+
+
+    /// Defect 8: a sized empty box that meets a page break goes on with the next page, as a
+    /// fragmented box does; its room was lost between the two pages before.
+    func testSizedEmptyBoxesContinueOnTheNextPage() throws {
+        let lines = String(repeating: "<p>Line.</p>", count: 20)
+        let (layout, chapter) = try Self.chapter(style: "p { margin: 0 } div { height: 30em; background: gray }", body: "\(lines)<div></div><div></div><p>After.</p>")
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let painted = chapter.pages.flatMap(\.items).reduce(0.0) { sum, item in
+            if case .fill(let rect, let color) = item, color == Color(red: 128, green: 128, blue: 128) { return sum + rect.height }
+            return sum
+        }
+        XCTAssertEqual(painted, 60 * em, accuracy: 16 * layout.settings.profile.pixelsPerCSSPixel + 1, "both boxes' 30em, on whichever pages (within one step)")
+        XCTAssertGreaterThanOrEqual(chapter.pages.count, 3)
+        let after = try XCTUnwrap(chapter.pages.last?.lines.last)
+        XCTAssertEqual(chapter.pages.last?.start, after.start, "the last page starts with the text after the boxes")
     }
 }

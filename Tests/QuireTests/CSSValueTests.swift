@@ -231,4 +231,27 @@ final class CSSValueTests: XCTestCase {
         XCTAssertEqual(page.margin.top, .px(96))
         XCTAssertEqual(page.margin.left, .px(32))
     }
+
+    func testBorderRadiusAndBoxShadowValues() throws {
+        func parse(_ name: String, _ text: String) -> [(PropertyID, SpecifiedValue)]? { Properties.parse(name, ComponentParser.parse(text).0.significant) }
+        XCTAssertEqual(parse("border-radius", "1px 2px / 3px")?.count, 4)
+        XCTAssertNil(parse("border-radius", "1px / 2px / 3px"))
+        XCTAssertNil(parse("border-radius", "-1px"), "never negative")
+        XCTAssertNil(parse("box-shadow", "1px"), "one length is not a shadow")
+        XCTAssertNil(parse("box-shadow", "1px 1px -2px red"), "a negative blur")
+        XCTAssertNil(parse("box-shadow", "1px red 1px"), "the lengths go together")
+        XCTAssertEqual(parse("box-shadow", "inset red 1px 2px, 3px 4px 5px 6px")?.count, 1)
+        let doc = try StyledDocument(
+            css: "#a { border-radius: 10px 20% / 5px; box-shadow: 2px 3px 4px 5px red, inset 0 0 1em } #b { -webkit-border-radius: 1em }",
+            body: "<p id='a'>a</p><p id='b'>b</p>", environment: StyleEnvironment(viewportWidth: 500, viewportHeight: 1000))
+        let a = doc.style("a")
+        XCTAssertEqual(a.borderRadius.topLeft, CornerRadius(horizontal: .px(10), vertical: .px(5)))
+        XCTAssertEqual(a.borderRadius.topRight, CornerRadius(horizontal: .percent(20), vertical: .px(5)))
+        XCTAssertEqual(a.borderRadius.bottomRight, CornerRadius(horizontal: .px(10), vertical: .px(5)))
+        XCTAssertEqual(a.boxShadows, [
+            BoxShadow(x: 2, y: 3, blur: 4, spread: 5, color: Color(red: 255, green: 0, blue: 0), inset: false),
+            BoxShadow(x: 0, y: 0, blur: 16, spread: 0, color: nil, inset: true),
+        ])
+        XCTAssertEqual(doc.style("b").borderRadius.bottomLeft, CornerRadius(horizontal: .px(16), vertical: .px(16)))
+    }
 }

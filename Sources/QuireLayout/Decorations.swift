@@ -1,0 +1,98 @@
+import QuireCore
+import QuireStyle
+
+/// A box the plain fill and straight strokes cannot draw: one with rounded corners
+/// (`border-radius`) or shadows (`box-shadow`). Painted in CSS order: outer shadows, the
+/// background, inset shadows, then the border, all clipped to `area` (the part on this page).
+public struct DecoratedBox: Sendable, Hashable {
+    /// What this item may paint: the box and its outer shadows, or the part of them on this page.
+    public var area: Rect
+    /// The border box, in page pixels.
+    public var box: Rect
+    /// Corner radii in device pixels, horizontal then vertical, for the top-left, top-right,
+    /// bottom-right and bottom-left corners; already reduced so adjacent corners do not overlap.
+    public var radii: [Double]
+    public var background: Color
+    public var borderWidths: Edges<Double>
+    public var borderColors: Edges<Color>
+    public var borderStyle: BorderStyle
+    public var shadows: [Shadow]
+
+    /// A `box-shadow` layer in device pixels.
+    public struct Shadow: Sendable, Hashable {
+        public var x: Double
+        public var y: Double
+        public var blur: Double
+        public var spread: Double
+        public var color: Color
+        public var inset: Bool
+    }
+
+    public var hasBorder: Bool { borderWidths.top > 0 || borderWidths.right > 0 || borderWidths.bottom > 0 || borderWidths.left > 0 }
+
+    /// The decorations of `style` on the border box `box` (`scale` device px per CSS px), or nil
+    /// when a plain fill and strokes draw it (square corners, no shadow). `border` holds the used
+    /// widths; `background` is false where a caller paints no background (the canvas root).
+    init?(_ style: ComputedStyle, box: Rect, border: Edges<Double>, scale: Double, background: Bool = true) {
+        guard !style.borderRadius.isSquare || !style.boxShadows.isEmpty, box.width > 0, box.height > 0 else { return nil }
+        self.box = box
+        radii = Self.usedRadii(style.borderRadius, box: box, scale: scale)
+        self.background = background ? style.backgroundColor : .transparent
+        borderWidths = border
+        func color(_ value: Color?) -> Color { value ?? style.color }
+        borderColors = Edges(
+            top: color(style.borderColor.top), right: color(style.borderColor.right), bottom: color(style.borderColor.bottom),
+            left: color(style.borderColor.left))
+        borderStyle = style.borderStyle.top != .none ? style.borderStyle.top : [style.borderStyle.right, style.borderStyle.bottom, style.borderStyle.left].first { $0 != .none } ?? .none
+        shadows = style.boxShadows.map {
+            Shadow(x: $0.x * scale, y: $0.y * scale, blur: $0.blur * scale, spread: $0.spread * scale, color: $0.color ?? style.color, inset: $0.inset)
+        }
+        area = box
+        for shadow in shadows where !shadow.inset {
+            let reach = shadow.blur + max(shadow.spread, 0)
+            let cast = Rect(x: box.x + shadow.x - reach, y: box.y + shadow.y - reach, width: box.width + 2 * reach, height: box.height + 2 * reach)
+            area = area.union(cast)
+        }
+    }
+
+    init(
+        area: Rect, box: Rect, radii: [Double], background: Color, borderWidths: Edges<Double>, borderColors: Edges<Color>,
+        borderStyle: BorderStyle, shadows: [Shadow]
+    ) {
+        self.area = area
+        self.box = box
+        self.radii = radii
+        self.background = background
+        self.borderWidths = borderWidths
+        self.borderColors = borderColors
+        self.borderStyle = borderStyle
+        self.shadows = shadows
+    }
+
+    /// Radii resolved against the box and reduced by one factor for all corners when two that
+    /// share a side would overlap (CSS Backgrounds 3, section 5.5).
+    static func usedRadii(_ corners: CornerRadii, box: Rect, scale: Double) -> [Double] {
+        var radii: [Double] = []
+        for corner in [corners.topLeft, corners.topRight, corners.bottomRight, corners.bottomLeft] {
+            let horizontal = corner.horizontal.resolve(against: box.width / scale) * scale
+            let vertical = corner.vertical.resolve(against: box.height / scale) * scale
+            // A corner with either radius zero is square.
+            radii += horizontal > 0 && vertical > 0 ? [horizontal, vertical] : [0, 0]
+        }
+        var factor = 1.0
+        for (sum, side) in [(radii[0] + radii[2], box.width), (radii[4] + radii[6], box.width), (radii[3] + radii[5], box.height), (radii[7] + radii[1], box.height)]
+        where sum > side {
+            factor = min(factor, side / sum)
+        }
+        return factor < 1 ? radii.map { $0 * factor } : radii
+    }
+
+    func translated(dx: Double, dy: Double) -> DecoratedBox {
+        var moved = self
+        moved.area.x += dx
+        moved.area.y += dy
+        moved.box.x += dx
+        moved.box.y += dy
+        return moved
+    }
+}
