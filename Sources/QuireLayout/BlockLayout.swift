@@ -210,6 +210,8 @@ struct BlockLayout {
     /// The element whose background paints the whole page instead of its own box (CSS 2.1 §14.2:
     /// the root's, or else body's, background covers the canvas).
     var canvasNode: NodeID? = nil
+    /// The chapter's archive path, which background image URLs from style attributes are relative to.
+    var documentPath = ""
 
     func px(_ value: Double) -> Double { value * scale }
 
@@ -430,11 +432,18 @@ struct BlockLayout {
             return
         }
         let gradient = background && rect.width > 0 ? style.backgroundGradient.map { GradientFill($0, box: rect, scale: scale) } : nil
+        func images(radii: [Double]) {
+            guard background else { return }
+            for layer in BackgroundImageFill.layers(style, rect: rect, border: border, radii: radii, documentPath: documentPath, scale: scale) {
+                flow.spanning.append((rect.y, rect.maxY, .backgroundImage(layer)))
+            }
+        }
         if let decorated = DecoratedBox(style, box: rect, border: border, scale: scale, background: background) {
             var under = decorated
             under.borderWidths = Edges(all: 0)
             if !under.background.isTransparent || !under.shadows.isEmpty { flow.spanning.append((rect.y, rect.maxY, .box(under))) }
             if let gradient { flow.spanning.append((rect.y, rect.maxY, .gradient(gradient.clipped(radii: decorated.radii)))) }
+            images(radii: decorated.radii)
             if decorated.hasBorder {
                 var over = decorated
                 over.background = .transparent
@@ -448,6 +457,7 @@ struct BlockLayout {
             flow.spanning.append((rect.y, rect.maxY, .fill(rect, style.backgroundColor)))
         }
         if let gradient { flow.spanning.append((rect.y, rect.maxY, .gradient(gradient))) }
+        images(radii: [])
         drawBorders(style, border: border, rect: rect, flow: flow)
     }
 
@@ -832,6 +842,8 @@ func translate(_ item: DisplayItem, dx: Double, dy: Double) -> DisplayItem {
         return .gradient(fill.translated(dx: dx, dy: dy))
     case .box(let decorated):
         return .box(decorated.translated(dx: dx, dy: dy))
+    case .backgroundImage(let fill):
+        return .backgroundImage(fill.translated(dx: dx, dy: dy))
     case .fill(var rect, let color):
         rect.x += dx
         rect.y += dy

@@ -205,6 +205,9 @@ extension Page {
                     shadow.color.encode(into: &writer)
                     writer.bool(shadow.inset)
                 }
+            case .backgroundImage(let fill):
+                writer.int(6)
+                fill.encode(into: &writer)
             case .image(let box, let alt):
                 writer.int(3)
                 box.rect.encode(into: &writer)
@@ -272,6 +275,8 @@ extension Page {
                 let repeating = try reader.bool()
                 let radii = try (0..<(try reader.count(itemSize: 8))).map { _ throws(ByteReader.Damaged) in try reader.double() }
                 items.append(.gradient(GradientFill(area: area, box: box, shape: shape, colors: colors, positions: positions, repeating: repeating, radii: radii)))
+            case 6:
+                items.append(.backgroundImage(try BackgroundImageFill(decoding: &reader)))
             case 5:
                 let area = try Rect(decoding: &reader)
                 let box = try Rect(decoding: &reader)
@@ -332,6 +337,74 @@ extension Rect {
 
     init(decoding reader: inout ByteReader) throws(ByteReader.Damaged) {
         self.init(x: try reader.double(), y: try reader.double(), width: try reader.double(), height: try reader.double())
+    }
+}
+
+extension BackgroundImageFill {
+    func encode(into writer: inout ByteWriter) {
+        for rect in [area, clip, box] { rect.encode(into: &writer) }
+        writer.count(radii.count)
+        for radius in radii { writer.double(radius) }
+        writer.bool(resource != nil)
+        if let resource { writer.string(resource) }
+        writer.bool(inlineData != nil)
+        if let inlineData { writer.raw(inlineData) }
+        writer.string(repeatMode.x.rawValue)
+        writer.string(repeatMode.y.rawValue)
+        func length(_ value: Length?) {
+            switch value {
+            case .px(let px)?: writer.int(1); writer.double(px)
+            case .percent(let percent)?: writer.int(2); writer.double(percent)
+            case nil: writer.int(0)
+            }
+        }
+        length(position.x)
+        writer.bool(position.xFromEnd)
+        length(position.y)
+        writer.bool(position.yFromEnd)
+        switch size {
+        case .contain: writer.int(0)
+        case .cover: writer.int(1)
+        case .lengths(let width, let height):
+            writer.int(2)
+            length(width)
+            length(height)
+        }
+        writer.double(scale)
+    }
+
+    init(decoding reader: inout ByteReader) throws(ByteReader.Damaged) {
+        area = try Rect(decoding: &reader)
+        clip = try Rect(decoding: &reader)
+        box = try Rect(decoding: &reader)
+        radii = try (0..<(try reader.count(itemSize: 8))).map { _ throws(ByteReader.Damaged) in try reader.double() }
+        resource = try reader.bool() ? try reader.string() : nil
+        inlineData = try reader.bool() ? try reader.raw() : nil
+        guard let x = BackgroundRepeat.Mode(rawValue: try reader.string()), let y = BackgroundRepeat.Mode(rawValue: try reader.string()) else {
+            throw ByteReader.Damaged()
+        }
+        repeatMode = BackgroundRepeat(x: x, y: y)
+        func length() throws(ByteReader.Damaged) -> Length? {
+            switch try reader.int() {
+            case 0: return nil
+            case 1: return .px(try reader.double())
+            case 2: return .percent(try reader.double())
+            default: throw ByteReader.Damaged()
+            }
+        }
+        guard let px = try length() else { throw ByteReader.Damaged() }
+        let xFromEnd = try reader.bool()
+        guard let py = try length() else { throw ByteReader.Damaged() }
+        position = BackgroundPosition(x: px, xFromEnd: xFromEnd, y: py, yFromEnd: try reader.bool())
+        switch try reader.int() {
+        case 0: size = .contain
+        case 1: size = .cover
+        case 2:
+            let width = try length()
+            size = .lengths(width, try length())
+        default: throw ByteReader.Damaged()
+        }
+        scale = try reader.double()
     }
 }
 

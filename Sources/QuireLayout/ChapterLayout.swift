@@ -275,6 +275,7 @@ public final class BookLayout: @unchecked Sendable {
         var blocks = BlockLayout(inline: inline, scale: profile.pixelsPerCSSPixel, pageHeight: content.height)
         let canvas = Self.canvasBackground(root, body: document.body?.id)
         blocks.canvasNode = canvas?.node
+        blocks.documentPath = document.path
         let flow = Flow()
         blocks.layoutBlock(root, left: 0, width: content.width, flow: flow, inheritedMarker: nil)
         let missing = caches.missingGlyphs.values.reduce(0, +)
@@ -398,6 +399,12 @@ public final class BookLayout: @unchecked Sendable {
             guard y1 > y0 else { return nil }
             fill.area = Rect(x: fill.area.x, y: y0, width: fill.area.width, height: y1 - y0)
             return .gradient(fill)
+        case .backgroundImage(var fill):
+            let y0 = max(fill.area.y, top)
+            let y1 = min(fill.area.maxY, bottom)
+            guard y1 > y0 else { return nil }
+            fill.area = Rect(x: fill.area.x, y: y0, width: fill.area.width, height: y1 - y0)
+            return .backgroundImage(fill)
         case .box(var decorated):
             // Shadows may reach past the page's cut where the box itself begins or ends on the page.
             let y0 = decorated.box.y >= top ? decorated.area.y : max(decorated.area.y, top)

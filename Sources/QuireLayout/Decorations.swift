@@ -1,3 +1,4 @@
+import QuireContainer
 import QuireCore
 import QuireStyle
 
@@ -94,5 +95,64 @@ public struct DecoratedBox: Sendable, Hashable {
         moved.box.x += dx
         moved.box.y += dy
         return moved
+    }
+}
+
+/// One `background-image` layer in a box: the image, and what the painter needs to size, place
+/// and repeat it once it knows the image's own size (layout does not need it: a background
+/// changes no box).
+public struct BackgroundImageFill: Sendable, Hashable {
+    /// What this layer may paint: the border box, or the part of it on this page.
+    public var area: Rect
+    /// The border box it is clipped to, with `radii` (see `DecoratedBox.radii`; empty when square).
+    public var clip: Rect
+    public var radii: [Double]
+    /// The positioning area: the padding box.
+    public var box: Rect
+    /// An archive path, or nil with `inlineData` (a `data:` URL's bytes).
+    public var resource: String?
+    public var inlineData: [UInt8]?
+    public var repeatMode: BackgroundRepeat
+    /// In CSS px (or percentages); `scale` device px per CSS px, and one image pixel is one CSS px.
+    public var position: BackgroundPosition
+    public var size: BackgroundSize
+    public var scale: Double
+
+    func translated(dx: Double, dy: Double) -> BackgroundImageFill {
+        var moved = self
+        for keyPath in [\BackgroundImageFill.area, \.clip, \.box] {
+            moved[keyPath: keyPath].x += dx
+            moved[keyPath: keyPath].y += dy
+        }
+        return moved
+    }
+
+    /// The layers of `style` in the border box `rect`, bottom layer first (the order they are
+    /// painted in). URLs resolve against `documentPath` (style sheets have made theirs root-relative).
+    static func layers(_ style: ComputedStyle, rect: Rect, border: Edges<Double>, radii: [Double], documentPath: String, scale: Double) -> [BackgroundImageFill] {
+        let urls = style.backgroundImageURLs
+        guard !urls.isEmpty, rect.width > 0, rect.height > 0 else { return [] }
+        let paddingBox = Rect(
+            x: rect.x + border.left, y: rect.y + border.top, width: max(0, rect.width - border.left - border.right),
+            height: max(0, rect.height - border.top - border.bottom))
+        var fills: [BackgroundImageFill] = []
+        for (index, url) in urls.enumerated().reversed() {
+            guard let url else { continue }
+            var resource: String? = nil
+            var inlineData: [UInt8]? = nil
+            if let data = DataURL(url) {
+                inlineData = data.bytes
+            } else if let resolved = Href.resolve(url, relativeTo: documentPath) {
+                resource = resolved.path
+            } else {
+                continue
+            }
+            fills.append(BackgroundImageFill(
+                area: rect, clip: rect, radii: radii.allSatisfy { $0 == 0 } ? [] : radii, box: paddingBox, resource: resource, inlineData: inlineData,
+                repeatMode: style.backgroundRepeats[index % style.backgroundRepeats.count],
+                position: style.backgroundPositions[index % style.backgroundPositions.count],
+                size: style.backgroundSizes[index % style.backgroundSizes.count], scale: scale))
+        }
+        return fills
     }
 }

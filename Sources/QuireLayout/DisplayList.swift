@@ -31,6 +31,14 @@ public struct ImageBox: Sendable, Hashable {
     /// Image bytes carried with the page (an inline `<svg>` serialized), instead of a resource.
     public var inlineData: [UInt8]? = nil
 
+    public init(rect: Rect, resource: String?, alt: String, state: State, inlineData: [UInt8]? = nil) {
+        self.rect = rect
+        self.resource = resource
+        self.alt = alt
+        self.state = state
+        self.inlineData = inlineData
+    }
+
     /// `image`: draw the decoded image; `placeholder`: not measured yet; `missing`: cannot be shown (alt box).
     public enum State: String, Sendable, Hashable { case image, placeholder, missing }
 }
@@ -135,6 +143,7 @@ public enum DisplayItem: Sendable {
     case image(ImageBox, altText: GlyphRun?)
     /// Rounded corners or shadows.
     case box(DecoratedBox)
+    case backgroundImage(BackgroundImageFill)
 }
 
 /// The text a line holds: offsets into the spine item's text content (UTF-16, end exclusive).
@@ -206,6 +215,12 @@ extension Page {
                         ("rect", .array([number(decorated.box.x), number(decorated.box.y), number(decorated.box.width), number(decorated.box.height)])),
                         ("border", .array([decorated.borderWidths.top, decorated.borderWidths.right, decorated.borderWidths.bottom, decorated.borderWidths.left].map(number))),
                         ("shadows", .int(decorated.shadows.count)),
+                    ]))
+            case .backgroundImage(let fill):
+                items.append(
+                    .object([
+                        ("backgroundImage", .optional(fill.resource)),
+                        ("rect", .array([number(fill.area.x), number(fill.area.y), number(fill.area.width), number(fill.area.height)])),
                     ]))
             case .image(let box, _):
                 items.append(

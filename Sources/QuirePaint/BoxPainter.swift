@@ -236,3 +236,52 @@ enum BoxPainter {
         cairo_set_source_rgba(cr, Double(color.red) / 255, Double(color.green) / 255, Double(color.blue) / 255, Double(color.alpha) / 255)
     }
 }
+
+/// Where a background image's tile goes (CSS Backgrounds 3): its size from `background-size`
+/// and the image's own size, its place from `background-position` in the padding box, and for
+/// `round` a size that fits a whole number of tiles. `space` is drawn as `repeat`.
+enum BackgroundGeometry {
+    static func tile(_ fill: BackgroundImageFill, intrinsicWidth: Double, intrinsicHeight: Double) -> Rect {
+        let box = fill.box
+        let ratio = intrinsicWidth / intrinsicHeight
+        var width: Double, height: Double
+        func resolve(_ length: Length, _ base: Double) -> Double {
+            switch length {
+            case .px(let px): return px * fill.scale
+            case .percent(let percent): return base * percent / 100
+            }
+        }
+        switch fill.size {
+        case .contain, .cover:
+            let widthScale = box.width / intrinsicWidth, heightScale = box.height / intrinsicHeight
+            let factor = fill.size == .contain ? min(widthScale, heightScale) : max(widthScale, heightScale)
+            (width, height) = (intrinsicWidth * factor, intrinsicHeight * factor)
+        case .lengths(let w, let h):
+            switch (w.map { resolve($0, box.width) }, h.map { resolve($0, box.height) }) {
+            case (let w?, let h?): (width, height) = (w, h)
+            case (let w?, nil): (width, height) = (w, w / ratio)
+            case (nil, let h?): (width, height) = (h * ratio, h)
+            case (nil, nil): (width, height) = (intrinsicWidth, intrinsicHeight)
+            }
+        }
+        if fill.repeatMode.x == .round, width > 0, box.width > 0 {
+            width = box.width / max(1, (box.width / width).rounded())
+            if fill.repeatMode.y != .round, case .lengths(_, nil) = fill.size { height = width / ratio }
+        }
+        if fill.repeatMode.y == .round, height > 0, box.height > 0 {
+            height = box.height / max(1, (box.height / height).rounded())
+            if fill.repeatMode.x != .round, case .lengths(nil, _) = fill.size { width = height * ratio }
+        }
+        func offset(_ length: Length, fromEnd: Bool, free: Double) -> Double {
+            let value: Double
+            switch length {
+            case .px(let px): value = px * fill.scale
+            case .percent(let percent): value = free * percent / 100
+            }
+            return fromEnd ? free - value : value
+        }
+        let x = box.x + offset(fill.position.x, fromEnd: fill.position.xFromEnd, free: box.width - width)
+        let y = box.y + offset(fill.position.y, fromEnd: fill.position.yFromEnd, free: box.height - height)
+        return Rect(x: x, y: y, width: width, height: height)
+    }
+}

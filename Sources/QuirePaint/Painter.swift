@@ -205,6 +205,8 @@ public final class Painter {
                 cairo_fill(cr)
             case .gradient(let fill):
                 paintGradient(fill, cr: cr, theme: settings.theme)
+            case .backgroundImage(let fill):
+                paintBackgroundImage(fill, cr: cr)
             case .box(let decorated):
                 BoxPainter.paint(decorated, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)), map: settings.theme.map)
             case .stroke(let from, let to, let width, let color, let style):
@@ -257,6 +259,54 @@ public final class Painter {
         }
         cairo_surface_flush(surface)
         return surface
+    }
+
+    /// A background image layer: measured, sized and placed in its box (CSS Backgrounds 3,
+    /// sections 3.6 to 3.9), decoded once at the tile's size and repeated by cairo.
+    private func paintBackgroundImage(_ fill: BackgroundImageFill, cr: OpaquePointer) {
+        let bytes: [UInt8]?
+        if let data = fill.inlineData { bytes = data } else if let path = fill.resource { bytes = resources?(path) } else { bytes = nil }
+        guard let bytes else {
+            if let path = fill.resource { imageWarnings.append("\(path): background image not in the book") }
+            return
+        }
+        guard let info = try? ImageInfo.measure(bytes), info.width > 0, info.height > 0 else {
+            imageWarnings.append("\(fill.resource ?? "data: URL"): background image cannot be read")
+            return
+        }
+        let tile = BackgroundGeometry.tile(fill, intrinsicWidth: Double(info.width) * fill.scale, intrinsicHeight: Double(info.height) * fill.scale)
+        guard tile.width >= 0.5, tile.height >= 0.5 else { return }
+        let box = ImageBox(rect: Rect(x: 0, y: 0, width: tile.width, height: tile.height), resource: fill.resource, alt: "", state: .image, inlineData: fill.inlineData)
+        guard let image = decode(box) else { return }
+        image.pixels.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress,
+                let surface = cairo_image_surface_create_for_data(
+                    UnsafeMutablePointer(mutating: base), CAIRO_FORMAT_ARGB32, Int32(image.width), Int32(image.height), Int32(image.stride))
+            else { return }
+            cairo_save(cr)
+            cairo_new_path(cr)
+            cairo_rectangle(cr, fill.area.x, fill.area.y, fill.area.width, fill.area.height)
+            cairo_clip(cr)
+            if !fill.radii.isEmpty {
+                BoxPainter.addRoundedRect(cr, fill.clip, fill.radii)
+                cairo_clip(cr)
+            }
+            // An axis that does not repeat paints one tile's band.
+            let band = Rect(
+                x: fill.repeatMode.x == .noRepeat ? tile.x : fill.area.x, y: fill.repeatMode.y == .noRepeat ? tile.y : fill.area.y,
+                width: fill.repeatMode.x == .noRepeat ? tile.width : fill.area.width, height: fill.repeatMode.y == .noRepeat ? tile.height : fill.area.height)
+            cairo_rectangle(cr, band.x, band.y, band.width, band.height)
+            cairo_clip(cr)
+            cairo_translate(cr, tile.x, tile.y)
+            cairo_scale(cr, tile.width / Double(image.width), tile.height / Double(image.height))
+            cairo_set_source_surface(cr, surface, 0, 0)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+            cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_REPEAT)
+            cairo_paint(cr)
+            cairo_restore(cr)
+            cairo_surface_finish(surface)
+            cairo_surface_destroy(surface)
+        }
     }
 
     /// Decodes an image at the size it is drawn (never the full bitmap of a large image).

@@ -486,7 +486,12 @@ final class Cascade {
         case .unicodeBidi: full.style.unicodeBidi = s.unicodeBidi
         case .objectFit: full.style.objectFit = s.objectFit
         case .opacity: break  // initial and inherit leave the ancestors' product as it is
-        case .backgroundImage: full.style.backgroundGradient = s.backgroundGradient
+        case .backgroundImage:
+            full.style.backgroundGradient = s.backgroundGradient
+            full.style.backgroundImageURLs = s.backgroundImageURLs
+        case .backgroundRepeat: full.style.backgroundRepeats = s.backgroundRepeats
+        case .backgroundPosition: full.style.backgroundPositions = s.backgroundPositions
+        case .backgroundSize: full.style.backgroundSizes = s.backgroundSizes
         case .overflow: full.style.overflowHidden = s.overflowHidden
         case .boxSizing: full.style.boxSizing = s.boxSizing
         case .flexDirection: full.style.flexDirection = s.flexDirection
@@ -668,7 +673,26 @@ final class Cascade {
                     color: layer.color, inset: layer.inset)
             }
         case .opacity: if case .number(let n) = v { full.opacity = parent.opacity * n }
-        case .backgroundImage: if case .gradient(let gradient) = v { full.style.backgroundGradient = gradient } else { full.style.backgroundGradient = nil }
+        case .backgroundImage:
+            if case .gradient(let gradient) = v { full.style.backgroundGradient = gradient } else { full.style.backgroundGradient = nil }
+            if case .imageURLs(let urls) = v { full.style.backgroundImageURLs = urls } else { full.style.backgroundImageURLs = [] }
+        case .backgroundRepeat: if case .backgroundRepeats(let repeats) = v { full.style.backgroundRepeats = repeats }
+        case .backgroundPosition:
+            if case .backgroundPositions(let positions) = v {
+                full.style.backgroundPositions = positions.map {
+                    BackgroundPosition(x: $0.x.resolve(context), xFromEnd: $0.xFromEnd, y: $0.y.resolve(context), yFromEnd: $0.yFromEnd)
+                }
+            }
+        case .backgroundSize:
+            if case .backgroundSizes(let sizes) = v {
+                full.style.backgroundSizes = sizes.map {
+                    switch $0 {
+                    case .contain: return .contain
+                    case .cover: return .cover
+                    case .lengths(let width, let height): return .lengths(width?.resolve(context), height?.resolve(context))
+                    }
+                }
+            }
         case .overflow: full.style.overflowHidden = ["hidden", "clip", "scroll", "auto"].contains(keyword(v))
         case .boxSizing: full.style.boxSizing = keyword(v) == "border-box" ? .borderBox : .contentBox
         case .flexDirection: full.style.flexDirection = FlexDirection(rawValue: keyword(v)) ?? .row

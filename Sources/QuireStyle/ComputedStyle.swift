@@ -198,6 +198,41 @@ public struct CornerRadii: Sendable, Hashable {
     public var isSquare: Bool { topLeft.isZero && topRight.isZero && bottomRight.isZero && bottomLeft.isZero }
 }
 
+/// `background-repeat` of one layer.
+public struct BackgroundRepeat: Sendable, Hashable {
+    public enum Mode: String, Sendable, Hashable {
+        case `repeat`, noRepeat = "no-repeat", space, round
+    }
+    public var x: Mode
+    public var y: Mode
+    public init(x: Mode, y: Mode) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// `background-position` of one layer: each axis an offset from the start (left, top) or, with
+/// `fromEnd`, from the end; a percentage aligns that point of the image with that of the box.
+public struct BackgroundPosition: Sendable, Hashable {
+    public var x: Length
+    public var xFromEnd: Bool
+    public var y: Length
+    public var yFromEnd: Bool
+    public static let origin = BackgroundPosition(x: .zero, xFromEnd: false, y: .zero, yFromEnd: false)
+    public init(x: Length, xFromEnd: Bool, y: Length, yFromEnd: Bool) {
+        self.x = x
+        self.xFromEnd = xFromEnd
+        self.y = y
+        self.yFromEnd = yFromEnd
+    }
+}
+
+/// `background-size` of one layer; nil lengths are auto.
+public enum BackgroundSize: Sendable, Hashable {
+    case contain, cover
+    case lengths(Length?, Length?)
+}
+
 /// One `box-shadow` layer, lengths in CSS px.
 public struct BoxShadow: Sendable, Hashable {
     public var x: Double
@@ -294,6 +329,12 @@ public struct ComputedStyle: Sendable, Hashable {
     /// Tables in the separated model: CSS px between cells, and between cells and the table's border.
     /// A gradient drawn over the background colour (`background-image`).
     public var backgroundGradient: Gradient? = nil
+    /// `background-image` URLs, first on top (nil for a `none` layer), as written in the style
+    /// sheet; and the layers' repeat, position and size lists, which repeat to cover every layer.
+    public var backgroundImageURLs: [String?] = []
+    public var backgroundRepeats = [BackgroundRepeat(x: .repeat, y: .repeat)]
+    public var backgroundPositions = [BackgroundPosition.origin]
+    public var backgroundSizes = [BackgroundSize.lengths(nil, nil)]
     public var borderSpacingHorizontal = 0.0
     public var borderSpacingVertical = 0.0
 

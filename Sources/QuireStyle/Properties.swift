@@ -14,6 +14,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case unicodeBidi, objectFit, overflow, boxSizing, opacity, backgroundImage
     case flexDirection, justifyContent, alignItems
     case borderTopLeftRadius, borderTopRightRadius, borderBottomRightRadius, borderBottomLeftRadius, boxShadow
+    case backgroundRepeat, backgroundPosition, backgroundSize
     case content, counterReset, counterIncrement, counterSet
     // Inherited.
     case fontFamily, fontSize, fontWeight, fontStyle, fontVariantCaps, fontVariantNumeric, fontVariantLigatures
@@ -59,6 +60,25 @@ enum SpecifiedValue: Hashable, Sendable {
     case radius(SpecifiedLength, SpecifiedLength)
     /// `box-shadow` layers, first on top; empty for none.
     case shadows([ShadowValue])
+    /// `background-image` layers that are all image URLs (or none), first on top.
+    case imageURLs([String?])
+    case backgroundRepeats([BackgroundRepeat])
+    case backgroundPositions([SpecifiedBackgroundPosition])
+    case backgroundSizes([SpecifiedBackgroundSize])
+}
+
+/// One layer's `background-position` as written: each axis an offset from its start or its end.
+struct SpecifiedBackgroundPosition: Hashable, Sendable {
+    var x: SpecifiedLength
+    var xFromEnd: Bool
+    var y: SpecifiedLength
+    var yFromEnd: Bool
+}
+
+/// One layer's `background-size` as written; nil lengths are auto.
+enum SpecifiedBackgroundSize: Hashable, Sendable {
+    case contain, cover
+    case lengths(SpecifiedLength?, SpecifiedLength?)
 }
 
 /// One `box-shadow` layer as written.
@@ -119,7 +139,8 @@ enum Properties {
         "-webkit-text-decoration-line": .textDecorationLine, "unicode-bidi": .unicodeBidi,
         "object-fit": .objectFit, "border-top-left-radius": .borderTopLeftRadius,
         "border-top-right-radius": .borderTopRightRadius, "border-bottom-right-radius": .borderBottomRightRadius,
-        "border-bottom-left-radius": .borderBottomLeftRadius, "box-shadow": .boxShadow, "-webkit-box-shadow": .boxShadow, "opacity": .opacity, "background-image": .backgroundImage, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
+        "border-bottom-left-radius": .borderBottomLeftRadius, "box-shadow": .boxShadow,
+        "background-repeat": .backgroundRepeat, "background-position": .backgroundPosition, "background-size": .backgroundSize, "-webkit-box-shadow": .boxShadow, "opacity": .opacity, "background-image": .backgroundImage, "box-sizing": .boxSizing, "-webkit-box-sizing": .boxSizing,
         "-moz-box-sizing": .boxSizing, "flex-direction": .flexDirection, "-webkit-flex-direction": .flexDirection,
         "justify-content": .justifyContent, "-webkit-justify-content": .justifyContent,
         "align-items": .alignItems, "-webkit-align-items": .alignItems, "content": .content, "counter-reset": .counterReset,
@@ -184,7 +205,7 @@ enum Properties {
         case "border-bottom": return [.borderBottomWidth, .borderBottomStyle, .borderBottomColor]
         case "border-left": return [.borderLeftWidth, .borderLeftStyle, .borderLeftColor]
         case "list-style": return [.listStyleType, .listStylePosition]
-        case "background": return [.backgroundColor, .backgroundImage]
+        case "background": return [.backgroundColor, .backgroundImage, .backgroundRepeat, .backgroundPosition, .backgroundSize]
         case "border-radius", "-webkit-border-radius":
             return [.borderTopLeftRadius, .borderTopRightRadius, .borderBottomRightRadius, .borderBottomLeftRadius]
         case "text-decoration", "-webkit-text-decoration": return [.textDecorationLine]
@@ -208,8 +229,7 @@ enum Properties {
         "animation-duration", "animation-fill-mode", "animation-iteration-count", "animation-name",
         "animation-play-state", "animation-timing-function", "appearance", "aspect-ratio", "backface-visibility",
         "background-attachment", "background-blend-mode", "background-clip",
-        "background-origin", "background-position", "background-position-x", "background-position-y",
-        "background-repeat", "background-size", "block-size", "border-image",
+        "background-origin", "background-position-x", "background-position-y", "block-size", "border-image",
         "border-image-outset", "border-image-repeat", "border-image-slice", "border-image-source",
         "border-image-width", "box-decoration-break", "caption-side", "caret-color", "clip", "clip-path", "color-scheme", "column-count", "column-fill",
         "column-gap", "column-rule", "column-rule-color", "column-rule-style", "column-rule-width", "column-span",
@@ -309,7 +329,7 @@ enum Properties {
             if case .length(let length) = value { return length.isZero || length.isFarOffscreen }
             return false
         case .display: return !["grid", "inline-grid"].contains(word ?? "")
-        case .backgroundImage: return word != "url"  // gradients are drawn, images not yet
+        case .backgroundImage: return word != "url"  // gradients and image URLs are drawn, not a mix of them
         default: return true
         }
     }
@@ -368,6 +388,128 @@ enum Properties {
         "serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui", "ui-serif", "ui-sans-serif",
         "ui-monospace", "ui-rounded", "math", "emoji", "fangsong",
     ]
+
+    /// The URL of `url(…)` (a token or the function with a string).
+    static func imageURL(_ v: CV) -> String? {
+        if case .token(.url(let url)) = v { return url }
+        if case .function(let name, let args) = v, name.lowercased() == "url", case .token(.string(let url))? = args.significant.first { return url }
+        return nil
+    }
+
+    static func backgroundRepeat(_ values: [CV]) -> BackgroundRepeat? {
+        let words = values.compactMap(\.lowerIdent)
+        guard words.count == values.count else { return nil }
+        func mode(_ word: String) -> BackgroundRepeat.Mode? { BackgroundRepeat.Mode(rawValue: word) }
+        switch words.count {
+        case 1:
+            if words[0] == "repeat-x" { return BackgroundRepeat(x: .repeat, y: .noRepeat) }
+            if words[0] == "repeat-y" { return BackgroundRepeat(x: .noRepeat, y: .repeat) }
+            return mode(words[0]).map { BackgroundRepeat(x: $0, y: $0) }
+        case 2:
+            guard let x = mode(words[0]), let y = mode(words[1]) else { return nil }
+            return BackgroundRepeat(x: x, y: y)
+        default: return nil
+        }
+    }
+
+    /// `background-position`: one to four values (keywords, lengths, percentages, and offsets
+    /// after a side keyword), as CSS Backgrounds 3 section 3.6 allows.
+    static func backgroundPosition(_ values: [CV]) -> SpecifiedBackgroundPosition? {
+        enum Part { case keyword(String), length(SpecifiedLength) }
+        var parts: [Part] = []
+        for v in values {
+            if let word = v.lowerIdent, ["left", "right", "top", "bottom", "center"].contains(word) {
+                parts.append(.keyword(word))
+            } else if let l = length(v) {
+                parts.append(.length(l))
+            } else {
+                return nil
+            }
+        }
+        let half = SpecifiedLength.dimension(50, .percent)
+        func horizontal(_ word: String) -> Bool? { word == "left" || word == "right" ? true : word == "top" || word == "bottom" ? false : nil }
+        func axis(_ word: String) -> (SpecifiedLength, Bool) { word == "center" ? (half, false) : (.zero, word == "right" || word == "bottom") }
+        switch parts.count {
+        case 1:
+            switch parts[0] {
+            case .length(let l): return SpecifiedBackgroundPosition(x: l, xFromEnd: false, y: half, yFromEnd: false)
+            case .keyword(let word):
+                let (offset, fromEnd) = axis(word)
+                if horizontal(word) == false { return SpecifiedBackgroundPosition(x: half, xFromEnd: false, y: offset, yFromEnd: fromEnd) }
+                return SpecifiedBackgroundPosition(x: offset, xFromEnd: fromEnd, y: half, yFromEnd: false)
+            }
+        case 2:
+            var x: (SpecifiedLength, Bool)? = nil, y: (SpecifiedLength, Bool)? = nil
+            switch (parts[0], parts[1]) {
+            case (.length(let a), .length(let b)): return SpecifiedBackgroundPosition(x: a, xFromEnd: false, y: b, yFromEnd: false)
+            case (.length(let a), .keyword(let word)):
+                guard horizontal(word) != true else { return nil }
+                x = (a, false)
+                y = axis(word)
+            case (.keyword(let word), .length(let b)):
+                guard horizontal(word) != false else { return nil }
+                x = axis(word)
+                y = (b, false)
+            case (.keyword(let first), .keyword(let second)):
+                // Either order: `top left` is `left top`.
+                if horizontal(first) == false || horizontal(second) == true {
+                    guard horizontal(first) != true, horizontal(second) != false else { return nil }
+                    (x, y) = (axis(second), axis(first))
+                } else {
+                    (x, y) = (axis(first), axis(second))
+                }
+            }
+            guard let x, let y else { return nil }
+            return SpecifiedBackgroundPosition(x: x.0, xFromEnd: x.1, y: y.0, yFromEnd: y.1)
+        case 3, 4:
+            // Side keywords each followed by an optional offset: `right 10px bottom`, `left 5% top 2em`.
+            var x: (SpecifiedLength, Bool)? = nil, y: (SpecifiedLength, Bool)? = nil
+            var index = 0
+            while index < parts.count {
+                guard case .keyword(let word) = parts[index] else { return nil }
+                var value = axis(word)
+                if index + 1 < parts.count, case .length(let offset) = parts[index + 1] {
+                    guard word != "center" else { return nil }
+                    value.0 = offset
+                    index += 1
+                }
+                index += 1
+                if horizontal(word) == true || (word == "center" && x == nil && y != nil) || (word == "center" && x == nil && index < parts.count) {
+                    guard x == nil else { return nil }
+                    x = value
+                } else {
+                    guard y == nil else { return nil }
+                    y = value
+                }
+            }
+            guard let x, let y else { return nil }
+            return SpecifiedBackgroundPosition(x: x.0, xFromEnd: x.1, y: y.0, yFromEnd: y.1)
+        default: return nil
+        }
+    }
+
+    static func backgroundSize(_ values: [CV]) -> SpecifiedBackgroundSize? {
+        if values.count == 1, let word = values[0].lowerIdent {
+            switch word {
+            case "contain": return .contain
+            case "cover": return .cover
+            case "auto": return .lengths(nil, nil)
+            default: return nil
+            }
+        }
+        guard (1...2).contains(values.count) else { return nil }
+        var lengths: [SpecifiedLength?] = []
+        for v in values {
+            if v.lowerIdent == "auto" {
+                lengths.append(nil)
+            } else if let l = length(v, negative: false) {
+                lengths.append(l)
+            } else {
+                return nil
+            }
+        }
+        return .lengths(lengths[0], lengths.count == 2 ? lengths[1] : nil)
+    }
 
     /// One `box-shadow` layer: two to four lengths (blur never negative), a colour and `inset`,
     /// the lengths together, the others before or after them.
@@ -702,20 +844,51 @@ enum Properties {
         case .boxSizing:
             return keyword(values, ["content-box", "border-box", "padding-box"])
         case .backgroundImage:
-            // One layer: none, a gradient, or an image (valid, but not drawn yet). Several layers
-            // are valid when each is, and not drawn yet.
+            // One layer: none, a gradient, or an image. Layers that are all images (or none) are
+            // drawn; a mix with gradients, and image functions (image-set(), the old
+            // -webkit-gradient()), are valid but not drawn.
             let layers = values.splitCommas()
-            if layers.count > 1 {
-                let valid = layers.allSatisfy { layer in layer.count == 1 && parseLonghand(.backgroundImage, layer) != nil }
-                return valid ? .keyword("url") : nil
+            if layers.count == 1, let v = single, let gradient = GradientParser.parse(v) { return .gradient(gradient) }
+            var urls: [String?] = []
+            var drawn = true
+            for layer in layers {
+                guard layer.count == 1 else { return nil }
+                let v = layer[0]
+                if v.lowerIdent == "none" {
+                    urls.append(nil)
+                } else if let url = imageURL(v) {
+                    urls.append(url)
+                } else if GradientParser.parse(v) != nil {
+                    drawn = false
+                } else if case .function = v {
+                    drawn = false
+                } else {
+                    return nil
+                }
             }
-            guard let v = single else { return nil }
-            if v.lowerIdent == "none" { return .keyword("none") }
-            if let gradient = GradientParser.parse(v) { return .gradient(gradient) }
-            if case .token(.url) = v { return .keyword("url") }
-            // Other images (image-set(), cross-fade(), the old -webkit-gradient()) are valid, not drawn.
-            if case .function = v { return .keyword("url") }
-            return nil
+            if !drawn { return .keyword("url") }
+            return urls.allSatisfy({ $0 == nil }) ? .keyword("none") : .imageURLs(urls)
+        case .backgroundRepeat:
+            var repeats: [BackgroundRepeat] = []
+            for layer in values.splitCommas() {
+                guard let parsed = backgroundRepeat(layer) else { return nil }
+                repeats.append(parsed)
+            }
+            return repeats.isEmpty ? nil : .backgroundRepeats(repeats)
+        case .backgroundPosition:
+            var positions: [SpecifiedBackgroundPosition] = []
+            for layer in values.splitCommas() {
+                guard let parsed = backgroundPosition(layer) else { return nil }
+                positions.append(parsed)
+            }
+            return positions.isEmpty ? nil : .backgroundPositions(positions)
+        case .backgroundSize:
+            var sizes: [SpecifiedBackgroundSize] = []
+            for layer in values.splitCommas() {
+                guard let parsed = backgroundSize(layer) else { return nil }
+                sizes.append(parsed)
+            }
+            return sizes.isEmpty ? nil : .backgroundSizes(sizes)
         case .borderTopLeftRadius, .borderTopRightRadius, .borderBottomRightRadius, .borderBottomLeftRadius:
             // One radius for both directions, or horizontal then vertical; never negative.
             guard (1...2).contains(values.count) else { return nil }
@@ -1014,33 +1187,69 @@ enum Properties {
             if type == nil && noneCount > 0 { type = ListStyleType.none }
             return [(.listStyleType, .listStyle(type ?? .disc)), (.listStylePosition, position ?? .keyword("outside"))]
         case "background":
-            // The colour and the last layer's gradient or image are used; the rest must look like
-            // background syntax.
+            // Per layer: an image, a repeat, a position with an optional `/ size`, and boxes and
+            // attachment (not drawn); the colour in the last layer only.
             var colour: SpecifiedValue? = nil
-            var image: SpecifiedValue = .keyword("none")
-            for layer in values.splitCommas() {
+            var images: [CV] = []
+            var repeats: [BackgroundRepeat] = []
+            var positions: [SpecifiedBackgroundPosition] = []
+            var sizes: [SpecifiedBackgroundSize] = []
+            let layers = values.splitCommas()
+            let repeatWords: Set<String> = ["repeat", "repeat-x", "repeat-y", "no-repeat", "space", "round"]
+            let positionWords: Set<String> = ["left", "right", "top", "bottom", "center"]
+            let ignoredWords: Set<String> = ["scroll", "fixed", "local", "border-box", "padding-box", "content-box", "text"]
+            for (index, layer) in layers.enumerated() {
+                var image: CV? = nil
+                var repeatTokens: [CV] = [], positionTokens: [CV] = [], sizeTokens: [CV] = []
+                var afterSlash = false
                 for v in layer {
-                    if let c = color(v) {
+                    if case .token(.delim("/")) = v {
+                        guard !positionTokens.isEmpty, !afterSlash else { return nil }
+                        afterSlash = true
+                    } else if afterSlash, sizeTokens.count < 2, v.lowerIdent.map({ ["auto", "cover", "contain"].contains($0) }) ?? (length(v, negative: false) != nil) {
+                        sizeTokens.append(v)
+                    } else if let word = v.lowerIdent, repeatWords.contains(word) {
+                        repeatTokens.append(v)
+                    } else if let word = v.lowerIdent, positionWords.contains(word) {
+                        positionTokens.append(v)
+                    } else if length(v) != nil {
+                        positionTokens.append(v)
+                    } else if let word = v.lowerIdent, ignoredWords.contains(word) {
+                        continue
+                    } else if image == nil, v.lowerIdent == "none" || imageURL(v) != nil || GradientParser.parse(v) != nil || { if case .function = v { return true } else { return false } }() {
+                        image = v
+                    } else if index == layers.count - 1, colour == nil, let c = color(v) {
                         colour = c
-                        continue
-                    }
-                    if let gradient = GradientParser.parse(v) {
-                        image = .gradient(gradient)
-                        continue
-                    }
-                    if case .token(.url) = v {
-                        image = .keyword("url")
-                        continue
-                    }
-                    switch v {
-                    case .token(.url), .token(.ident), .token(.number), .token(.percentage), .token(.dimension),
-                        .token(.delim("/")), .function:
-                        continue
-                    default: return nil
+                    } else {
+                        return nil
                     }
                 }
+                if afterSlash && sizeTokens.isEmpty { return nil }
+                images.append(image ?? .token(.ident("none")))
+                guard let repeatValue = repeatTokens.isEmpty ? BackgroundRepeat(x: .repeat, y: .repeat) : backgroundRepeat(repeatTokens) else { return nil }
+                repeats.append(repeatValue)
+                let origin = SpecifiedBackgroundPosition(x: .zero, xFromEnd: false, y: .zero, yFromEnd: false)
+                guard let positionValue = positionTokens.isEmpty ? origin : backgroundPosition(positionTokens) else { return nil }
+                positions.append(positionValue)
+                guard let sizeValue = sizeTokens.isEmpty ? .lengths(nil, nil) : backgroundSize(sizeTokens) else { return nil }
+                sizes.append(sizeValue)
             }
-            return [(.backgroundColor, colour ?? .color(.transparent)), (.backgroundImage, image)]
+            var imageValue: SpecifiedValue = .keyword("none")
+            if images.count == 1, case .token(.ident) = images[0] {
+                imageValue = .keyword("none")
+            } else {
+                var withCommas: [CV] = []
+                for (index, image) in images.enumerated() {
+                    if index > 0 { withCommas.append(.token(.comma)) }
+                    withCommas.append(image)
+                }
+                guard let parsed = parseLonghand(.backgroundImage, withCommas) else { return nil }
+                imageValue = parsed
+            }
+            return [
+                (.backgroundColor, colour ?? .color(.transparent)), (.backgroundImage, imageValue), (.backgroundRepeat, .backgroundRepeats(repeats)),
+                (.backgroundPosition, .backgroundPositions(positions)), (.backgroundSize, .backgroundSizes(sizes)),
+            ]
         case "text-decoration", "-webkit-text-decoration":
             var bits: UInt8 = 0
             for v in values {

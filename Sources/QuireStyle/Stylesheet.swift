@@ -155,7 +155,7 @@ struct SheetCompiler {
         for rule in rules {
             switch rule {
             case .qualified(let prelude, let block):
-                compileStyleRule(prelude: prelude, block: block, parser: parser, active: active)
+                compileStyleRule(prelude: prelude, block: block, parser: parser, active: active, path: path)
             case .at(let name, let prelude, let block):
                 switch name {
                 case "import":
@@ -217,8 +217,8 @@ struct SheetCompiler {
         }
     }
 
-    private mutating func compileStyleRule(prelude: [CV], block: [CV], parser: SelectorParser, active: Bool) {
-        let compiled = SheetCompiler.declarationBlock(block, counts: &counts)
+    private mutating func compileStyleRule(prelude: [CV], block: [CV], parser: SelectorParser, active: Bool, path: String) {
+        let compiled = SheetCompiler.declarationBlock(block, counts: &counts, base: path)
         guard active, let selectors = parser.parseList(prelude) else { return }
         guard !compiled.declarations.isEmpty || !compiled.custom.isEmpty else { return }
         guard sheet.rules.count < CSSLimits.maxRulesPerSheet else { return }
@@ -229,11 +229,14 @@ struct SheetCompiler {
         }
     }
 
-    /// Parses a declaration list; counts statuses when a report is being built.
-    static func declarationBlock(_ values: [CV], counts: inout DeclarationCounts?) -> DeclarationBlock {
+    /// Parses a declaration list; counts statuses when a report is being built. With `base` (the
+    /// style sheet's archive path), relative `url()`s become root-relative archive paths, since
+    /// they are relative to the sheet and not to the document the rule styles.
+    static func declarationBlock(_ values: [CV], counts: inout DeclarationCounts?, base: String? = nil) -> DeclarationBlock {
         let (raws, _) = RuleParser.declarations(values, limit: CSSLimits.maxDeclarationsPerRule)
         var block = DeclarationBlock()
-        for raw in raws {
+        for var raw in raws {
+            if let base, !base.isEmpty { raw.value = raw.value.map { resolvingURL($0, against: base) } }
             let (status, decls, custom) = Properties.compile(raw)
             counts?.add(raw.name, status)
             if let custom {
@@ -285,6 +288,22 @@ struct SheetCompiler {
             return
         }
         compile(bytes: bytes, path: target)
+    }
+
+    static func resolvingURL(_ v: CV, against base: String) -> CV {
+        func resolved(_ href: String) -> String? {
+            guard DataURL(href) == nil, let path = ArchivePath.resolve(href, against: base) else { return nil }
+            return "/" + path
+        }
+        switch v {
+        case .token(.url(let href)):
+            return resolved(href).map { .token(.url($0)) } ?? v
+        case .function(let name, let args) where name.lowercased() == "url":
+            if case .token(.string(let href))? = args.significant.first, let path = resolved(href) { return .token(.url(path)) }
+            return v
+        default:
+            return v
+        }
     }
 
     private mutating func fontFace(_ block: [CV], path: String) -> FontFaceRule? {

@@ -1,6 +1,6 @@
 import XCTest
 @testable import QuireLayout
-import QuirePaint
+@testable import QuirePaint
 import QuirePreparation
 import QuireStyle
 
@@ -676,4 +676,43 @@ final class CSSFidelityTests: XCTestCase {
         let after = try XCTUnwrap(chapter.pages.last?.lines.last)
         XCTAssertEqual(chapter.pages.last?.start, after.start, "the last page starts with the text after the boxes")
     }
+
+    /// Defect 11: `background-image: url(…)` with `background-repeat`, `-position` and `-size`,
+    /// in the `background` shorthand too. The tile is an 8×8 PNG whose top-left and bottom-right
+    /// quarters are black. Pixel checks: within 40 grey levels.
+    func testBackgroundImagesAreSizedPlacedAndRepeated() throws {
+        let tile = "data:image/png;base64,\(Self.checkerPNG)"
+        let style = """
+            div { height: 4em; margin: 1em 0 } .band { background-image: url(\(tile)); background-repeat: repeat-x; background-position: left bottom }
+            .one { background: url(\(tile)) no-repeat 100% 50% / 2em auto } .cover { background: url(\(tile)) center / cover }
+            """
+        let (layout, chapter) = try Self.chapter(style: style, body: #"<div class="band"></div><div class="one"></div><div class="cover"></div>"#)
+        let scale = layout.settings.profile.pixelsPerCSSPixel
+        let fills = chapter.pages[0].items.compactMap { if case .backgroundImage(let fill) = $0 { return fill } else { return nil } }
+        XCTAssertEqual(fills.count, 3)
+        guard fills.count == 3 else { return }
+        let band = BackgroundGeometry.tile(fills[0], intrinsicWidth: 8 * scale, intrinsicHeight: 8 * scale)
+        XCTAssertEqual(band.maxY, fills[0].box.maxY, accuracy: 0.01, "left bottom")
+        XCTAssertEqual(band.x, fills[0].box.x, accuracy: 0.01)
+        let one = BackgroundGeometry.tile(fills[1], intrinsicWidth: 8 * scale, intrinsicHeight: 8 * scale)
+        XCTAssertEqual(one.width, 32 * scale, accuracy: 0.01, "2em wide")
+        XCTAssertEqual(one.height, 32 * scale, accuracy: 0.01, "auto height keeps the ratio")
+        XCTAssertEqual(one.maxX, fills[1].box.maxX, accuracy: 0.01, "100%: at the right")
+        XCTAssertEqual(one.midY, fills[1].box.midY, accuracy: 0.01, "50%: centred")
+        let cover = BackgroundGeometry.tile(fills[2], intrinsicWidth: 8 * scale, intrinsicHeight: 8 * scale)
+        XCTAssertEqual(cover.width, fills[2].box.width, accuracy: 0.01, "cover: the wider side fills the box")
+        XCTAssertEqual(cover.midY, fills[2].box.midY, accuracy: 0.01)
+
+        let bitmap = Painter().bitmap(chapter.pages[0], settings: PaintSettings())
+        let quarter = 4 * scale
+        let bandBox = fills[0].box
+        XCTAssertLessThan(Self.grey(bitmap, bandBox.x + quarter / 2, band.y + quarter / 2), 40, "the tile's black quarter")
+        XCTAssertGreaterThan(Self.grey(bitmap, bandBox.x + quarter * 1.5, band.y + quarter / 2), 215, "its white quarter")
+        XCTAssertLessThan(Self.grey(bitmap, bandBox.x + 8 * scale * 5 + quarter / 2, band.y + quarter / 2), 40, "repeated across")
+        XCTAssertGreaterThan(Self.grey(bitmap, bandBox.x + quarter / 2, band.y - quarter / 2), 215, "not repeated upwards")
+        XCTAssertGreaterThan(Self.grey(bitmap, fills[1].box.x + 4, fills[1].box.midY), 215, "no-repeat: the left of the box is empty")
+        XCTAssertLessThan(Self.grey(bitmap, one.x + one.width / 4, one.y + one.height / 4), 40, "the single tile, scaled to 2em")
+    }
+
+    static let checkerPNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQAAAADsdIMmAAAABGdBTUEAALGPC/xhBQAAACBjSFJNAAB6JgAAgIQAAPoAAACA6AAAdTAAAOpgAAA6mAAAF3CculE8AAAAAmJLR0QAAd2KE6QAAAAHdElNRQfqDAQCJTtr5QW/AAAAD0lEQVQI12PgZ4DADxAIABHgA/0XmHotAAAAJXRFWHRkYXRlOmNyZWF0ZQAyMDI2LTEyLTA0VDAyOjM3OjU5KzAwOjAwfZXOxgAAACV0RVh0ZGF0ZTptb2RpZnkAMjAyNi0xMi0wNFQwMjozNzo1OSswMDowMAzIdnoAAAAASUVORK5CYII="
 }

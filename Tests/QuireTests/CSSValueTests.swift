@@ -179,9 +179,10 @@ final class CSSValueTests: XCTestCase {
             ("position: relative", true), ("left: 2em", false), ("left: -9999px", true), ("top: 0", true), ("display: grid", false),
             ("display: flex", true), ("object-fit: contain", false), ("overflow: hidden", false), ("unicode-bidi: isolate", false),
             ("text-align-last: justify", true), ("height: 5em", true), ("background-image: linear-gradient(red, blue)", true),
-            ("background-image: url(a.png)", false), ("background-image: url(a.png), url(b.png)", false),
+            ("background-image: url(a.png)", true), ("background-image: url(a.png), url(b.png)", true),
+            ("background-image: linear-gradient(red, blue), url(b.png)", false),
             ("background-image: -webkit-gradient(linear, left top, left bottom, from(red), to(blue))", false),
-            ("background: red linear-gradient(45deg, red, blue)", true), ("background: url(a.png) no-repeat", false),
+            ("background: red linear-gradient(45deg, red, blue)", true), ("background: url(a.png) no-repeat", true),
             ("border-collapse: collapse", true), ("border-spacing: 2px 4px", true), ("opacity: 50%", true),
             ("text-transform: full-width", true),
         ] {
@@ -253,5 +254,37 @@ final class CSSValueTests: XCTestCase {
             BoxShadow(x: 0, y: 0, blur: 16, spread: 0, color: nil, inset: true),
         ])
         XCTAssertEqual(doc.style("b").borderRadius.bottomLeft, CornerRadius(horizontal: .px(16), vertical: .px(16)))
+    }
+
+    func testBackgroundLayers() throws {
+        let doc = try StyledDocument(
+            css: """
+                #a { background: url(a.png) no-repeat 100% 50% / 50% auto, url(b.png) bottom center #fff }
+                #b { background-image: url(a.png); background-position: right 10px bottom; background-repeat: repeat-x }
+                #c { background-position: top left; background-size: cover } #d { background: linear-gradient(red, blue), url(a.png) }
+                """,
+            body: "<p id='a'>a</p><p id='b'>b</p><p id='c'>c</p><p id='d'>d</p>", environment: StyleEnvironment(viewportWidth: 500, viewportHeight: 1000))
+        let a = doc.style("a")
+        XCTAssertEqual(a.backgroundImageURLs, ["/OEBPS/text/a.png", "/OEBPS/text/b.png"], "relative to the style sheet, made root-relative")
+        XCTAssertEqual(a.backgroundRepeats, [BackgroundRepeat(x: .noRepeat, y: .noRepeat), BackgroundRepeat(x: .repeat, y: .repeat)])
+        XCTAssertEqual(a.backgroundPositions, [
+            BackgroundPosition(x: .percent(100), xFromEnd: false, y: .percent(50), yFromEnd: false),
+            BackgroundPosition(x: .percent(50), xFromEnd: false, y: .zero, yFromEnd: true),
+        ])
+        XCTAssertEqual(a.backgroundSizes, [.lengths(.percent(50), nil), .lengths(nil, nil)])
+        XCTAssertEqual(a.backgroundColor, Color(red: 255, green: 255, blue: 255))
+        let b = doc.style("b")
+        XCTAssertEqual(b.backgroundPositions, [BackgroundPosition(x: .px(10), xFromEnd: true, y: .zero, yFromEnd: true)])
+        XCTAssertEqual(b.backgroundRepeats, [BackgroundRepeat(x: .repeat, y: .noRepeat)])
+        let c = doc.style("c")
+        XCTAssertEqual(c.backgroundPositions, [BackgroundPosition(x: .zero, xFromEnd: false, y: .zero, yFromEnd: false)])
+        XCTAssertEqual(c.backgroundSizes, [.cover])
+        XCTAssertEqual(doc.style("d").backgroundImageURLs, [], "a gradient and an image together are not drawn")
+        func parse(_ name: String, _ text: String) -> [(PropertyID, SpecifiedValue)]? { Properties.parse(name, ComponentParser.parse(text).0.significant) }
+        XCTAssertNil(parse("background-position", "left right"))
+        XCTAssertNil(parse("background", "url(a.png) / 10px"), "a size needs a position before it")
+        XCTAssertNil(parse("background-repeat", "repeat-x repeat"))
+        XCTAssertTrue(Properties.honoured(.backgroundImage, parse("background-image", "url(a.png)")![0].1))
+        XCTAssertFalse(Properties.honoured(.backgroundImage, parse("background-image", "image-set(url(a.png) 1x)")![0].1))
     }
 }
