@@ -158,6 +158,7 @@ STUB(cairo, int, cairo_image_surface_get_width, (cairo_surface_t *surface), (sur
 STUB_VOID(cairo, cairo_line_to, (cairo_t *cr, double x, double y), (cr, x, y))
 STUB_VOID(cairo, cairo_move_to, (cairo_t *cr, double x, double y), (cr, x, y))
 STUB_VOID(cairo, cairo_paint, (cairo_t *cr), (cr))
+STUB_VOID(cairo, cairo_paint_with_alpha, (cairo_t *cr, double alpha), (cr, alpha))
 STUB_VOID(cairo, cairo_pattern_set_extend, (cairo_pattern_t *pattern, cairo_extend_t extend), (pattern, extend))
 STUB_VOID(cairo, cairo_pattern_set_filter, (cairo_pattern_t *pattern, cairo_filter_t filter), (pattern, filter))
 STUB_VOID(cairo, cairo_rectangle, (cairo_t *cr, double x, double y, double width, double height), (cr, x, y, width, height))

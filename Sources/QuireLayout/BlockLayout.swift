@@ -554,7 +554,7 @@ struct BlockLayout {
         default: x = left + (box.style.margin.left.resolve(against: width / scale).map(px) ?? 0)
         }
         let rect = Rect(x: x, y: top, width: w, height: h)
-        flow.add(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: inline.altText(box, in: rect)), slice: slice)
+        flow.add(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity), altText: inline.altText(box, in: rect)), slice: slice)
         flow.collapseMargin(marginBottom)
     }
 
@@ -618,7 +618,7 @@ struct BlockLayout {
         let slice = flow.addSlice(height: marginTop + h + marginBottom, start: box.offset)
         flow.slices[slice].breakAfter = .avoid
         flow.add(
-            .image(ImageBox(rect: Rect(x: x, y: top + marginTop, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: nil),
+            .image(ImageBox(rect: Rect(x: x, y: top + marginTop, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity), altText: nil),
             slice: slice)
         flow.floats.append(
             (box.style.float, box.style.float == .left ? left : x - marginLeft, box.style.float == .left ? x + w + marginRight : left + width, top, top + marginTop + h + marginBottom))

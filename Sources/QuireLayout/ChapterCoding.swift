@@ -217,6 +217,7 @@ extension Page {
                 writer.string(box.state.rawValue)
                 writer.bool(box.inlineData != nil)
                 if let data = box.inlineData { writer.raw(data) }
+                writer.double(box.opacity)
                 writer.bool(alt != nil)
                 alt?.encode(into: &writer, faces: faces)
             }
@@ -253,6 +254,7 @@ extension Page {
                 guard let state = ImageBox.State(rawValue: try reader.string()) else { throw ByteReader.Damaged() }
                 var box = ImageBox(rect: rect, resource: resource, alt: alt, state: state)
                 if try reader.bool() { box.inlineData = try reader.raw() }
+                box.opacity = try reader.double()
                 let altText = try reader.bool() ? try GlyphRun(decoding: &reader, faces: faces) : nil
                 items.append(.image(box, altText: altText))
             case 4:
@@ -371,6 +373,7 @@ extension BackgroundImageFill {
             length(height)
         }
         writer.double(scale)
+        writer.double(opacity)
     }
 
     init(decoding reader: inout ByteReader) throws(ByteReader.Damaged) {
@@ -405,6 +408,7 @@ extension BackgroundImageFill {
         default: throw ByteReader.Damaged()
         }
         scale = try reader.double()
+        opacity = try reader.double()
     }
 }
 

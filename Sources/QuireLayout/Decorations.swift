@@ -117,6 +117,8 @@ public struct BackgroundImageFill: Sendable, Hashable {
     public var position: BackgroundPosition
     public var size: BackgroundSize
     public var scale: Double
+    /// `opacity` (with the ancestors'), as for images.
+    public var opacity = 1.0
 
     func translated(dx: Double, dy: Double) -> BackgroundImageFill {
         var moved = self
@@ -151,7 +153,7 @@ public struct BackgroundImageFill: Sendable, Hashable {
                 area: rect, clip: rect, radii: radii.allSatisfy { $0 == 0 } ? [] : radii, box: paddingBox, resource: resource, inlineData: inlineData,
                 repeatMode: style.backgroundRepeats[index % style.backgroundRepeats.count],
                 position: style.backgroundPositions[index % style.backgroundPositions.count],
-                size: style.backgroundSizes[index % style.backgroundSizes.count], scale: scale))
+                size: style.backgroundSizes[index % style.backgroundSizes.count], scale: scale, opacity: style.opacity))
         }
         return fills
     }

@@ -30,8 +30,11 @@ public struct ImageBox: Sendable, Hashable {
     public var state: State
     /// Image bytes carried with the page (an inline `<svg>` serialized), instead of a resource.
     public var inlineData: [UInt8]? = nil
+    /// `opacity` (with the ancestors'): the image is painted at this alpha.
+    public var opacity = 1.0
 
-    public init(rect: Rect, resource: String?, alt: String, state: State, inlineData: [UInt8]? = nil) {
+    public init(rect: Rect, resource: String?, alt: String, state: State, inlineData: [UInt8]? = nil, opacity: Double = 1) {
+        self.opacity = opacity
         self.rect = rect
         self.resource = resource
         self.alt = alt

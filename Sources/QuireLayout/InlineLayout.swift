@@ -1212,7 +1212,7 @@ final class InlineLayout {
                 let box = paragraph.atoms[piece.start]!
                 let size = atomSize(box)
                 let rect = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
-                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData), altText: altText(box, in: rect)))
+                items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity), altText: altText(box, in: rect)))
             case .space:
                 if !style.textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
             case .forcedBreak:

@@ -242,7 +242,7 @@ public final class Painter {
                 draw(run, cr: cr, theme: settings.theme)
             case .image(let box, let alt):
                 if box.state == .image, let image = decode(box) {
-                    ImagePainter.draw(image, in: box.rect, cr: cr)
+                    ImagePainter.draw(image, in: box.rect, cr: cr, opacity: box.opacity)
                     continue
                 }
                 // A placeholder: a light frame with a cross (and the alt text when there is one).
@@ -302,7 +302,7 @@ public final class Painter {
             cairo_set_source_surface(cr, surface, 0, 0)
             cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
             cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_REPEAT)
-            cairo_paint(cr)
+            if fill.opacity < 1 { cairo_paint_with_alpha(cr, max(0, fill.opacity)) } else { cairo_paint(cr) }
             cairo_restore(cr)
             cairo_surface_finish(surface)
             cairo_surface_destroy(surface)
@@ -481,7 +481,7 @@ public enum PainterSurface {
 
 public enum ImagePainter {
     /// Draws decoded pixels scaled into `rect` (bilinear when scaled up, cairo's GOOD filter).
-    public static func draw(_ image: DecodedImage, in rect: Rect, cr: OpaquePointer) {
+    public static func draw(_ image: DecodedImage, in rect: Rect, cr: OpaquePointer, opacity: Double = 1) {
         guard image.width > 0, image.height > 0, rect.width > 0, rect.height > 0 else { return }
         image.pixels.withUnsafeBufferPointer { buffer in
             // cairo only reads a source surface; the surface never outlives this closure.
@@ -498,7 +498,7 @@ public enum ImagePainter {
             cairo_set_source_surface(cr, surface, 0, 0)
             cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
             cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
-            cairo_paint(cr)
+            if opacity < 1 { cairo_paint_with_alpha(cr, max(0, opacity)) } else { cairo_paint(cr) }
             cairo_restore(cr)  // drops the pattern's reference to the surface
             cairo_surface_finish(surface)
             cairo_surface_destroy(surface)

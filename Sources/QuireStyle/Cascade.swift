@@ -798,6 +798,7 @@ final class Cascade {
         var s = full.style
         s.color = full.unmultipliedColor
         Self.applyOpacity(&s, full.opacity)
+        s.opacity = full.opacity
         if s.writingMode != .horizontalTB { Self.turnToHorizontal(&s) }
         if s.borderStyle.top == .none || s.borderStyle.top == .hidden { s.borderWidth.top = 0 }
         if s.borderStyle.right == .none || s.borderStyle.right == .hidden { s.borderWidth.right = 0 }

@@ -263,6 +263,9 @@ public struct ComputedStyle: Sendable, Hashable {
     public var borderWidth = Edges<Double>(all: 0)
     public var borderStyle = Edges<BorderStyle>(all: .none)
     public var borderRadius = CornerRadii.square
+    /// The product of this element's and its ancestors' `opacity`: colours are faded by it
+    /// already; images are painted with it.
+    public var opacity = 1.0
     /// `box-shadow` layers, the first on top.
     public var boxShadows: [BoxShadow] = []
     public var borderColor = Edges<Color?>(all: nil)  // nil = currentColor

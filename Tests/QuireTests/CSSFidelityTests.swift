@@ -714,5 +714,22 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertLessThan(Self.grey(bitmap, one.x + one.width / 4, one.y + one.height / 4), 40, "the single tile, scaled to 2em")
     }
 
+    /// Defect 5: `opacity` fades images and background images too (nested opacities multiply).
+    func testOpacityFadesImages() throws {
+        let tile = "data:image/png;base64,\(Self.checkerPNG)"
+        let (layout, chapter) = try Self.chapter(
+            style: "div { opacity: 0.5 } img { width: 8em; height: 8em; opacity: 50% } p { height: 8em; background: url(\(tile)) 0 0 / 8em 8em no-repeat }",
+            body: #"<div><img src="\#(tile)" alt=""/></div><div><p></p></div>"#)
+        let images = chapter.pages[0].items.compactMap { if case .image(let box, _) = $0 { return box } else { return nil } }
+        XCTAssertEqual(images.first?.opacity ?? 0, 0.25, accuracy: 1e-9, "0.5 inside 0.5")
+        let fills = chapter.pages[0].items.compactMap { if case .backgroundImage(let fill) = $0 { return fill } else { return nil } }
+        XCTAssertEqual(fills.first?.opacity ?? 0, 0.5, accuracy: 1e-9)
+        guard let image = images.first, let fill = fills.first else { return XCTFail("an image and a background") }
+        let bitmap = Painter().bitmap(chapter.pages[0], settings: PaintSettings())
+        XCTAssertEqual(Self.grey(bitmap, image.rect.x + image.rect.width / 4, image.rect.y + image.rect.height / 4), 191, accuracy: 12, "black at 25%")
+        let quarterCentre = 2 * 16 * layout.settings.profile.pixelsPerCSSPixel
+        XCTAssertEqual(Self.grey(bitmap, fill.box.x + quarterCentre, fill.box.y + quarterCentre), 128, accuracy: 12, "black at 50%")
+    }
+
     static let checkerPNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQAAAADsdIMmAAAABGdBTUEAALGPC/xhBQAAACBjSFJNAAB6JgAAgIQAAPoAAACA6AAAdTAAAOpgAAA6mAAAF3CculE8AAAAAmJLR0QAAd2KE6QAAAAHdElNRQfqDAQCJTtr5QW/AAAAD0lEQVQI12PgZ4DADxAIABHgA/0XmHotAAAAJXRFWHRkYXRlOmNyZWF0ZQAyMDI2LTEyLTA0VDAyOjM3OjU5KzAwOjAwfZXOxgAAACV0RVh0ZGF0ZTptb2RpZnkAMjAyNi0xMi0wNFQwMjozNzo1OSswMDowMAzIdnoAAAAASUVORK5CYII="
 }
