@@ -271,31 +271,11 @@ struct BlockLayout {
             padding.right *= keep
             contentWidth = containingWidth - marginLeft - marginRight - border.left - border.right - padding.left - padding.right
         }
-        if let specified = style.width.resolve(against: basis).map(px) {
-            var target = specified
-            if let maxWidth = style.maxWidth { target = min(target, px(maxWidth.resolve(against: basis))) }
-            target = max(target, px(style.minWidth.resolve(against: basis)))
-            if target < contentWidth {
-                let extra = contentWidth - target
-                contentWidth = target
-                switch (style.margin.left, style.margin.right) {
-                case (.auto, .auto):
-                    marginLeft += extra / 2
-                    marginRight += extra / 2
-                case (.auto, _): marginLeft += extra
-                default: marginRight += extra
-                }
-            }
-        } else if let maxWidth = style.maxWidth.map({ px($0.resolve(against: basis)) }), maxWidth < contentWidth {
-            let extra = contentWidth - maxWidth
-            contentWidth = maxWidth
-            if case .auto = style.margin.left { marginLeft += extra / 2 } else { marginRight += extra }
-        }
-        if let align = block.shrinkToFit, style.width == .auto {
-            let fit = contentWidths(block.children).max
-            if fit < contentWidth {
-                let extra = contentWidth - fit
-                contentWidth = fit
+        // Room a box narrower than its containing block leaves: auto margins take it, or, for an
+        // inline-block standing as a block (`shrinkToFit`), its line's text-align places the box
+        // (an inline-block's auto margins are zero).
+        func placeBox(leaving extra: Double, autoLeft: Bool, autoRight: Bool) {
+            if let align = block.shrinkToFit {
                 switch align {
                 case .center: marginLeft += extra / 2
                 case .right: marginLeft += extra
@@ -303,6 +283,37 @@ struct BlockLayout {
                 case .start where style.direction == .rtl: marginLeft += extra
                 default: break
                 }
+                marginRight = containingWidth - marginLeft - border.left - border.right - padding.left - padding.right - contentWidth
+                return
+            }
+            switch (autoLeft, autoRight) {
+            case (true, true):
+                marginLeft += extra / 2
+                marginRight += extra / 2
+            case (true, false): marginLeft += extra
+            default: marginRight += extra
+            }
+        }
+        let autoLeft: Bool = { if case .auto = style.margin.left { return true } else { return false } }()
+        let autoRight: Bool = { if case .auto = style.margin.right { return true } else { return false } }()
+        if let specified = style.width.resolve(against: basis).map(px) {
+            var target = specified
+            if let maxWidth = style.maxWidth { target = min(target, px(maxWidth.resolve(against: basis))) }
+            target = max(target, px(style.minWidth.resolve(against: basis)))
+            if target < contentWidth {
+                let extra = contentWidth - target
+                contentWidth = target
+                placeBox(leaving: extra, autoLeft: autoLeft, autoRight: autoRight)
+            }
+        } else {
+            var target = contentWidth
+            if let maxWidth = style.maxWidth.map({ px($0.resolve(against: basis)) }) { target = min(target, maxWidth) }
+            if block.shrinkToFit != nil { target = min(target, max(contentWidths(block.children).max, px(style.minWidth.resolve(against: basis)))) }
+            if target < contentWidth {
+                let extra = contentWidth - target
+                contentWidth = target
+                // Under max-width, an auto left margin centres the box; otherwise the room goes right.
+                placeBox(leaving: extra, autoLeft: autoLeft, autoRight: autoLeft)
             }
         }
         contentWidth = max(contentWidth, px(8))

@@ -412,7 +412,7 @@ struct BoxTreeBuilder {
                 if let before = elementStyle.before { appendGenerated(before, &context) }
                 buildRuby(childElement, style, &context)
                 if let after = elementStyle.after { appendGenerated(after, &context) }
-            case .inlineBlock where hasBlockChildren(childElement):
+            case .inlineBlock where hasBlockChildren(childElement) || standsAlone(childElement, after: context.paragraph):
                 context.flushParagraph(endOffset: nil)
                 var block = buildBlock(childElement, elementStyle)
                 block.shrinkToFit = context.blockStyle.textAlign
@@ -445,6 +445,31 @@ struct BoxTreeBuilder {
                 context.lastWasSpace = true
             }
         }
+    }
+
+    /// An inline-block alone on its line (only white space before it in the paragraph, and
+    /// only white space or blocks after it) is laid out as the shrink-to-fit block it would
+    /// be there: its width, max-width, padding and alignment then hold, as for Standard Ebooks'
+    /// bridgeheads and epigraphs.
+    private func standsAlone(_ element: XMLElement, after paragraph: Paragraph?) -> Bool {
+        if let paragraph, paragraph.hasContent { return false }
+        guard let parent = document.tree.parent(of: element.id) else { return false }
+        var seen = false
+        for sibling in document.tree.childIDs(of: parent) {
+            if sibling == element.id {
+                seen = true
+                continue
+            }
+            guard seen else { continue }
+            if document.tree.element(sibling) != nil {
+                let display = styles.style(of: sibling).style.display
+                if display.isBlockLevel { return true }
+                if display != .none { return false }
+            } else if document.tree.text(of: sibling).contains(where: { !$0.isWhitespace }) {
+                return false
+            }
+        }
+        return true
     }
 
     private func hasBlockChildren(_ element: XMLElement) -> Bool {

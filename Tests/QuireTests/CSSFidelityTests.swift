@@ -731,5 +731,25 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertEqual(Self.grey(bitmap, fill.box.x + quarterCentre, fill.box.y + quarterCentre), 128, accuracy: 12, "black at 50%")
     }
 
+    /// Defect 8: an inline-block alone on its line (Standard Ebooks' bridgeheads: `display:
+    /// inline-block; max-width: 75%; text-align: justify`) keeps its max-width and its own
+    /// alignment, and is placed by its line's text-align; one inside running text stays in the line.
+    func testInlineBlockAloneOnItsLineKeepsItsWidth() throws {
+        let words = String(repeating: "Words of a bridgehead that run over several lines. ", count: 4)
+        let style = "header { text-align: center } .b { display: inline-block; max-width: 50%; text-align: left } .w { display: inline-block; width: 10em }"
+        let (layout, chapter) = try Self.chapter(style: style, body: "<header><h3>Title</h3>\n<p class=\"b\">\(words)</p>\n</header><p>Before <span class=\"w\">inside</span> after.</p>")
+        let content = layout.settings.contentRect
+        let lines = chapter.pages[0].lines
+        // Line records span their line box: for the bridgehead, its box's content width.
+        let boxLines = lines.filter { $0.paragraph == lines[1].paragraph }
+        XCTAssertGreaterThan(boxLines.count, 2, "the bridgehead wraps")
+        XCTAssertTrue(boxLines.allSatisfy { $0.rect.width <= content.width / 2 + 1 }, "at half the measure")
+        let left = boxLines.map(\.rect.x).min() ?? 0
+        XCTAssertEqual(left - content.x, content.width / 4, accuracy: content.width * 0.03, "the half-measure box is centred")
+        XCTAssertTrue(boxLines.dropLast().allSatisfy { abs($0.rect.x - left) < 1 }, "its lines are left-aligned inside it")
+        let last = try XCTUnwrap(lines.last)
+        XCTAssertTrue(lines.contains { $0.paragraph == last.paragraph && $0.lineIndex == 0 && $0.lineCount == 1 }, "an inline-block in running text stays in its line")
+    }
+
     static let checkerPNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQAAAADsdIMmAAAABGdBTUEAALGPC/xhBQAAACBjSFJNAAB6JgAAgIQAAPoAAACA6AAAdTAAAOpgAAA6mAAAF3CculE8AAAAAmJLR0QAAd2KE6QAAAAHdElNRQfqDAQCJTtr5QW/AAAAD0lEQVQI12PgZ4DADxAIABHgA/0XmHotAAAAJXRFWHRkYXRlOmNyZWF0ZQAyMDI2LTEyLTA0VDAyOjM3OjU5KzAwOjAwfZXOxgAAACV0RVh0ZGF0ZTptb2RpZnkAMjAyNi0xMi0wNFQwMjozNzo1OSswMDowMAzIdnoAAAAASUVORK5CYII="
 }
