@@ -389,21 +389,15 @@ public final class BookLayout: @unchecked Sendable {
     private func clip(_ item: DisplayItem, top: Double, bottom: Double) -> DisplayItem? {
         switch item {
         case .fill(let rect, let color):
-            let y0 = max(rect.y, top)
-            let y1 = min(rect.maxY, bottom)
-            return y1 > y0 ? .fill(Rect(x: rect.x, y: y0, width: rect.width, height: y1 - y0), color) : nil
+            return rect.clipped(top: top, bottom: bottom).map { .fill($0, color) }
         case .gradient(var fill):
             // The part on this page; the gradient's geometry stays the whole box's.
-            let y0 = max(fill.area.y, top)
-            let y1 = min(fill.area.maxY, bottom)
-            guard y1 > y0 else { return nil }
-            fill.area = Rect(x: fill.area.x, y: y0, width: fill.area.width, height: y1 - y0)
+            guard let area = fill.area.clipped(top: top, bottom: bottom) else { return nil }
+            fill.area = area
             return .gradient(fill)
         case .backgroundImage(var fill):
-            let y0 = max(fill.area.y, top)
-            let y1 = min(fill.area.maxY, bottom)
-            guard y1 > y0 else { return nil }
-            fill.area = Rect(x: fill.area.x, y: y0, width: fill.area.width, height: y1 - y0)
+            guard let area = fill.area.clipped(top: top, bottom: bottom) else { return nil }
+            fill.area = area
             return .backgroundImage(fill)
         case .box(var decorated):
             // Shadows may reach past the page's cut where the box itself begins or ends on the page.

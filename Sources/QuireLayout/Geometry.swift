@@ -27,6 +27,12 @@ public struct Rect: Sendable, Hashable {
     public var midX: Double { x + width / 2 }
     public var midY: Double { y + height / 2 }
 
+    /// The part between `top` and `bottom` (a page's slice of the flow), or nil when none is.
+    public func clipped(top: Double, bottom: Double) -> Rect? {
+        let y0 = max(y, top), y1 = min(maxY, bottom)
+        return y1 > y0 ? Rect(x: x, y: y0, width: width, height: y1 - y0) : nil
+    }
+
     /// The smallest rectangle holding both.
     public func union(_ other: Rect) -> Rect {
         let left = min(x, other.x), top = min(y, other.y)

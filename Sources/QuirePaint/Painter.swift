@@ -278,35 +278,22 @@ public final class Painter {
         guard tile.width >= 0.5, tile.height >= 0.5 else { return }
         let box = ImageBox(rect: Rect(x: 0, y: 0, width: tile.width, height: tile.height), resource: fill.resource, alt: "", state: .image, inlineData: fill.inlineData)
         guard let image = decode(box) else { return }
-        image.pixels.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress,
-                let surface = cairo_image_surface_create_for_data(
-                    UnsafeMutablePointer(mutating: base), CAIRO_FORMAT_ARGB32, Int32(image.width), Int32(image.height), Int32(image.stride))
-            else { return }
-            cairo_save(cr)
-            cairo_new_path(cr)
-            cairo_rectangle(cr, fill.area.x, fill.area.y, fill.area.width, fill.area.height)
+        cairo_save(cr)
+        cairo_new_path(cr)
+        cairo_rectangle(cr, fill.area.x, fill.area.y, fill.area.width, fill.area.height)
+        cairo_clip(cr)
+        if !fill.radii.isEmpty {
+            BoxPainter.addRoundedRect(cr, fill.clip, fill.radii)
             cairo_clip(cr)
-            if !fill.radii.isEmpty {
-                BoxPainter.addRoundedRect(cr, fill.clip, fill.radii)
-                cairo_clip(cr)
-            }
-            // An axis that does not repeat paints one tile's band.
-            let band = Rect(
-                x: fill.repeatMode.x == .noRepeat ? tile.x : fill.area.x, y: fill.repeatMode.y == .noRepeat ? tile.y : fill.area.y,
-                width: fill.repeatMode.x == .noRepeat ? tile.width : fill.area.width, height: fill.repeatMode.y == .noRepeat ? tile.height : fill.area.height)
-            cairo_rectangle(cr, band.x, band.y, band.width, band.height)
-            cairo_clip(cr)
-            cairo_translate(cr, tile.x, tile.y)
-            cairo_scale(cr, tile.width / Double(image.width), tile.height / Double(image.height))
-            cairo_set_source_surface(cr, surface, 0, 0)
-            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-            cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_REPEAT)
-            if fill.opacity < 1 { cairo_paint_with_alpha(cr, max(0, fill.opacity)) } else { cairo_paint(cr) }
-            cairo_restore(cr)
-            cairo_surface_finish(surface)
-            cairo_surface_destroy(surface)
         }
+        // An axis that does not repeat paints one tile's band.
+        let band = Rect(
+            x: fill.repeatMode.x == .noRepeat ? tile.x : fill.area.x, y: fill.repeatMode.y == .noRepeat ? tile.y : fill.area.y,
+            width: fill.repeatMode.x == .noRepeat ? tile.width : fill.area.width, height: fill.repeatMode.y == .noRepeat ? tile.height : fill.area.height)
+        cairo_rectangle(cr, band.x, band.y, band.width, band.height)
+        cairo_clip(cr)
+        ImagePainter.draw(image, in: tile, cr: cr, opacity: fill.opacity, repeating: true)
+        cairo_restore(cr)
     }
 
     /// Decodes an image at the size it is drawn (never the full bitmap of a large image).
@@ -480,8 +467,9 @@ public enum PainterSurface {
 }
 
 public enum ImagePainter {
-    /// Draws decoded pixels scaled into `rect` (bilinear when scaled up, cairo's GOOD filter).
-    public static func draw(_ image: DecodedImage, in rect: Rect, cr: OpaquePointer, opacity: Double = 1) {
+    /// Draws decoded pixels scaled into `rect` (bilinear when scaled up, cairo's GOOD filter), at
+    /// `opacity`; `repeating` tiles them from `rect` over the current clip instead.
+    public static func draw(_ image: DecodedImage, in rect: Rect, cr: OpaquePointer, opacity: Double = 1, repeating: Bool = false) {
         guard image.width > 0, image.height > 0, rect.width > 0, rect.height > 0 else { return }
         image.pixels.withUnsafeBufferPointer { buffer in
             // cairo only reads a source surface; the surface never outlives this closure.
@@ -491,13 +479,15 @@ public enum ImagePainter {
                     Int32(image.stride))
             else { return }
             cairo_save(cr)
-            cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
-            cairo_clip(cr)
+            if !repeating {
+                cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
+                cairo_clip(cr)
+            }
             cairo_translate(cr, rect.x, rect.y)
             cairo_scale(cr, rect.width / Double(image.width), rect.height / Double(image.height))
             cairo_set_source_surface(cr, surface, 0, 0)
             cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-            cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
+            cairo_pattern_set_extend(cairo_get_source(cr), repeating ? CAIRO_EXTEND_REPEAT : CAIRO_EXTEND_PAD)
             if opacity < 1 { cairo_paint_with_alpha(cr, max(0, opacity)) } else { cairo_paint(cr) }
             cairo_restore(cr)  // drops the pattern's reference to the surface
             cairo_surface_finish(surface)

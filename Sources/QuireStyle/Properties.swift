@@ -396,6 +396,16 @@ enum Properties {
         return nil
     }
 
+    /// A comma-separated list with one value per background layer; nil if any layer is invalid.
+    static func layerList<T>(_ values: [CV], _ parse: ([CV]) -> T?) -> [T]? {
+        var parsed: [T] = []
+        for layer in values.splitCommas() {
+            guard let value = parse(layer) else { return nil }
+            parsed.append(value)
+        }
+        return parsed.isEmpty ? nil : parsed
+    }
+
     static func backgroundRepeat(_ values: [CV]) -> BackgroundRepeat? {
         let words = values.compactMap(\.lowerIdent)
         guard words.count == values.count else { return nil }
@@ -869,26 +879,11 @@ enum Properties {
             if !drawn { return .keyword("url") }
             return urls.allSatisfy({ $0 == nil }) ? .keyword("none") : .imageURLs(urls)
         case .backgroundRepeat:
-            var repeats: [BackgroundRepeat] = []
-            for layer in values.splitCommas() {
-                guard let parsed = backgroundRepeat(layer) else { return nil }
-                repeats.append(parsed)
-            }
-            return repeats.isEmpty ? nil : .backgroundRepeats(repeats)
+            return layerList(values, backgroundRepeat).map { .backgroundRepeats($0) }
         case .backgroundPosition:
-            var positions: [SpecifiedBackgroundPosition] = []
-            for layer in values.splitCommas() {
-                guard let parsed = backgroundPosition(layer) else { return nil }
-                positions.append(parsed)
-            }
-            return positions.isEmpty ? nil : .backgroundPositions(positions)
+            return layerList(values, backgroundPosition).map { .backgroundPositions($0) }
         case .backgroundSize:
-            var sizes: [SpecifiedBackgroundSize] = []
-            for layer in values.splitCommas() {
-                guard let parsed = backgroundSize(layer) else { return nil }
-                sizes.append(parsed)
-            }
-            return sizes.isEmpty ? nil : .backgroundSizes(sizes)
+            return layerList(values, backgroundSize).map { .backgroundSizes($0) }
         case .borderTopLeftRadius, .borderTopRightRadius, .borderBottomRightRadius, .borderBottomLeftRadius:
             // One radius for both directions, or horizontal then vertical; never negative.
             guard (1...2).contains(values.count) else { return nil }
