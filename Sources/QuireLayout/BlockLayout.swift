@@ -752,7 +752,8 @@ struct BlockLayout {
                 cellFlows[column] = layoutCell(cell, width: columnWidths[column], above: above, below: extra - above)
             }
             flow.y += spacing.v
-            let start = cellFlows.first?.slices.first?.start ?? flow.slices.last?.start ?? 0
+            // The row starts where its first text does (a cell's empty room has no offset yet).
+            let start = cellFlows.lazy.flatMap(\.slices).first { $0.start != Flow.textAfter }?.start ?? flow.slices.last?.start ?? 0
             let slice = flow.addSlice(height: height, start: start)
             if rowIndex == 0, table.headerRows > 0 { headerTop = flow.slices[slice].top - spacing.v }
             if rowIndex < table.headerRows {

@@ -751,5 +751,17 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.paragraph == last.paragraph && $0.lineIndex == 0 && $0.lineCount == 1 }, "an inline-block in running text stays in its line")
     }
 
+    /// A table row whose first cell is an empty sized box starts where its text does: a page
+    /// that begins with the row starts with that text, not the next row's.
+    func testRowsWithEmptySizedCellsStartAtTheirText() throws {
+        let rows = (1...80).map { "<tr><td class=\"e\"></td><td>Row \($0)</td></tr>" }.joined()
+        let (_, chapter) = try Self.chapter(style: "td.e { height: 2em; width: 2em }", body: "<table>\(rows)</table>")
+        XCTAssertGreaterThan(chapter.pages.count, 1)
+        for page in chapter.pages.dropFirst() {
+            let first = try XCTUnwrap(page.lines.first)
+            XCTAssertEqual(page.start, first.start, "page \(page.indexInChapter) starts with its first row's text")
+        }
+    }
+
     static let checkerPNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQAAAADsdIMmAAAABGdBTUEAALGPC/xhBQAAACBjSFJNAAB6JgAAgIQAAPoAAACA6AAAdTAAAOpgAAA6mAAAF3CculE8AAAAAmJLR0QAAd2KE6QAAAAHdElNRQfqDAQCJTtr5QW/AAAAD0lEQVQI12PgZ4DADxAIABHgA/0XmHotAAAAJXRFWHRkYXRlOmNyZWF0ZQAyMDI2LTEyLTA0VDAyOjM3OjU5KzAwOjAwfZXOxgAAACV0RVh0ZGF0ZTptb2RpZnkAMjAyNi0xMi0wNFQwMjozNzo1OSswMDowMAzIdnoAAAAASUVORK5CYII="
 }
