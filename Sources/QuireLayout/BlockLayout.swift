@@ -343,7 +343,9 @@ struct BlockLayout {
         let contentTop = boxTop + border.top + padding.top
         if minimumContent > 0, flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative < contentTop + minimumContent {
             flow.flushMargin()
-            flow.addSpace(contentTop + minimumContent - flow.y, step: px(16))
+            // Bounded: at most 64 pages of room in at most 256 slices, whatever the CSS says.
+            let room = min(contentTop + minimumContent - flow.y, pageHeight * 64)
+            flow.addSpace(room, step: max(px(16), room / 256))
         }
         if border.bottom > 0 || padding.bottom > 0 { flow.flushMargin() }
         flow.y += padding.bottom + border.bottom

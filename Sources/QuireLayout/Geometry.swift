@@ -33,6 +33,12 @@ public struct Rect: Sendable, Hashable {
         return y1 > y0 ? Rect(x: x, y: y0, width: width, height: y1 - y0) : nil
     }
 
+    /// The part both share, or nil when they do not meet.
+    public func intersection(_ other: Rect) -> Rect? {
+        let left = max(x, other.x), top = max(y, other.y), right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
+        return right > left && bottom > top ? Rect(x: left, y: top, width: right - left, height: bottom - top) : nil
+    }
+
     /// The smallest rectangle holding both.
     public func union(_ other: Rect) -> Rect {
         let left = min(x, other.x), top = min(y, other.y)

@@ -43,10 +43,21 @@ enum BoxPainter {
     }
 
     static func paint(_ decorated: DecoratedBox, cr: OpaquePointer, page: Rect, map: (Color) -> Color) {
+        // Cairo's fixed-point coordinates wrap past about ±8 million: keep what is drawn near the
+        // page (a box is at most 64 pages tall; shadows are cut to a few pages' reach).
+        var decorated = decorated
+        let reach = 4 * max(page.width, page.height)
+        for index in decorated.shadows.indices {
+            decorated.shadows[index].x = min(max(decorated.shadows[index].x, -reach), reach)
+            decorated.shadows[index].y = min(max(decorated.shadows[index].y, -reach), reach)
+            decorated.shadows[index].spread = min(max(decorated.shadows[index].spread, -reach), reach)
+        }
+        let near = Rect(x: page.x - reach, y: page.y - reach, width: page.width + 2 * reach, height: page.height + 2 * reach)
+        guard let area = decorated.area.intersection(near) else { return }
         cairo_save(cr)
         defer { cairo_restore(cr) }
         cairo_new_path(cr)
-        cairo_rectangle(cr, decorated.area.x, decorated.area.y, decorated.area.width, decorated.area.height)
+        cairo_rectangle(cr, area.x, area.y, area.width, area.height)
         cairo_clip(cr)
         let box = decorated.box
         let radii = decorated.radii
@@ -55,7 +66,7 @@ enum BoxPainter {
         if !outer.isEmpty {
             cairo_save(cr)
             cairo_new_path(cr)
-            cairo_rectangle(cr, decorated.area.x, decorated.area.y, decorated.area.width, decorated.area.height)
+            cairo_rectangle(cr, area.x, area.y, area.width, area.height)
             addRoundedRect(cr, box, radii)
             cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
             cairo_clip(cr)
@@ -91,8 +102,8 @@ enum BoxPainter {
                 let hole = Rect(
                     x: paddingBox.x + shadow.x + shadow.spread, y: paddingBox.y + shadow.y + shadow.spread,
                     width: max(0, paddingBox.width - 2 * shadow.spread), height: max(0, paddingBox.height - 2 * shadow.spread))
-                let reach = shadow.blur * 2 + abs(shadow.x) + abs(shadow.y) + abs(shadow.spread) + 1
-                let outside = Rect(x: paddingBox.x - reach, y: paddingBox.y - reach, width: paddingBox.width + 2 * reach, height: paddingBox.height + 2 * reach)
+                let extent = min(shadow.blur, 512) * 2 + abs(shadow.x) + abs(shadow.y) + abs(shadow.spread) + 1
+                let outside = Rect(x: paddingBox.x - extent, y: paddingBox.y - extent, width: paddingBox.width + 2 * extent, height: paddingBox.height + 2 * extent)
                 drawShadow(cr, color: map(shadow.color), blur: shadow.blur, within: paddingBox, page: page) { cr in
                     cairo_rectangle(cr, outside.x, outside.y, outside.width, outside.height)
                     if hole.width > 0, hole.height > 0 { addRoundedRect(cr, hole, spread(paddingRadii, by: -shadow.spread)) }
@@ -177,7 +188,9 @@ enum BoxPainter {
             cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
             return
         }
-        // The mask covers the shape and the blur's reach around it, within the page.
+        // The mask covers the shape and the blur's reach around it, within the page; blurs past
+        // 512 device px (a faint haze by then) are drawn at 512, which bounds the mask.
+        let blur = min(blur, 512)
         let margin = (blur * 1.5).rounded(.up)
         let left = max(bounds.x, page.x) - margin, top = max(bounds.y, page.y) - margin
         let right = min(bounds.maxX, page.maxX) + margin, bottom = min(bounds.maxY, page.maxY) + margin

@@ -206,7 +206,7 @@ public final class Painter {
             case .gradient(let fill):
                 paintGradient(fill, cr: cr, theme: settings.theme)
             case .backgroundImage(let fill):
-                paintBackgroundImage(fill, cr: cr)
+                paintBackgroundImage(fill, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)))
             case .box(let decorated):
                 BoxPainter.paint(decorated, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)), map: settings.theme.map)
             case .stroke(let from, let to, let width, let color, let style):
@@ -263,7 +263,7 @@ public final class Painter {
 
     /// A background image layer: measured, sized and placed in its box (CSS Backgrounds 3,
     /// sections 3.6 to 3.9), decoded once at the tile's size and repeated by cairo.
-    private func paintBackgroundImage(_ fill: BackgroundImageFill, cr: OpaquePointer) {
+    private func paintBackgroundImage(_ fill: BackgroundImageFill, cr: OpaquePointer, page: Rect) {
         let bytes: [UInt8]?
         if let data = fill.inlineData { bytes = data } else if let path = fill.resource { bytes = resources?(path) } else { bytes = nil }
         guard let bytes else {
@@ -274,9 +274,20 @@ public final class Painter {
             imageWarnings.append("\(fill.resource ?? "data: URL"): background image cannot be read")
             return
         }
-        let tile = BackgroundGeometry.tile(fill, intrinsicWidth: Double(info.width) * fill.scale, intrinsicHeight: Double(info.height) * fill.scale)
+        var tile = BackgroundGeometry.tile(fill, intrinsicWidth: Double(info.width) * fill.scale, intrinsicHeight: Double(info.height) * fill.scale)
         guard tile.width >= 0.5, tile.height >= 0.5 else { return }
-        let box = ImageBox(rect: Rect(x: 0, y: 0, width: tile.width, height: tile.height), resource: fill.resource, alt: "", state: .image, inlineData: fill.inlineData)
+        // A repeating axis starts its tiles at the painted area (the pattern is the same), so a
+        // far-off position never reaches cairo.
+        if fill.repeatMode.x != .noRepeat { tile.x -= ((tile.x - fill.area.x) / tile.width).rounded(.down) * tile.width }
+        if fill.repeatMode.y != .noRepeat { tile.y -= ((tile.y - fill.area.y) / tile.height).rounded(.down) * tile.height }
+        // An axis that does not repeat shows its one tile only where that meets the area.
+        if fill.repeatMode.x == .noRepeat, tile.maxX <= fill.area.x || tile.x >= fill.area.maxX { return }
+        if fill.repeatMode.y == .noRepeat, tile.maxY <= fill.area.y || tile.y >= fill.area.maxY { return }
+        // A tile far larger than the page is decoded at twice the page's size at most.
+        let decodeScale = min(1, 2 * max(page.width, page.height) / max(tile.width, tile.height))
+        let box = ImageBox(
+            rect: Rect(x: 0, y: 0, width: tile.width * decodeScale, height: tile.height * decodeScale), resource: fill.resource, alt: "", state: .image,
+            inlineData: fill.inlineData)
         guard let image = decode(box) else { return }
         cairo_save(cr)
         cairo_new_path(cr)

@@ -763,5 +763,22 @@ final class CSSFidelityTests: XCTestCase {
         }
     }
 
+    /// Absurd sizes stay bounded: a 10⁹ px box is at most 64 pages of room, and a 10⁹ px blur
+    /// paints (as a page-wide one) instead of asking for a mask wider than Int32.
+    func testHugeBoxesAndBlursAreBounded() throws {
+        let (layout, chapter) = try Self.chapter(
+            style: "div { height: 1000000000px; box-shadow: 0 0 1000000000px black; background: #eee }", body: "<p>Before.</p><div></div><p>After.</p>")
+        XCTAssertLessThanOrEqual(chapter.pages.count, 66)
+        XCTAssertEqual(chapter.pages.last?.lines.count, 1, "the text after the box is on the last page")
+        _ = layout
+        _ = Painter().bitmap(chapter.pages[1], settings: PaintSettings())
+        let tile = "data:image/png;base64,\(Self.checkerPNG)"
+        let (_, far) = try Self.chapter(
+            style: "p { height: 4em; background: url(\(tile)) 1000000000px 1000000000px / 8px } div { height: 4em; background: url(\(tile)) no-repeat 0 0 / 1000000000px }",
+            body: "<p></p><div></div>")
+        let bitmap = Painter().bitmap(far.pages[0], settings: PaintSettings())
+        XCTAssertEqual(bitmap.width, far.pages[0].width, "painted; tiles far off are brought to the box, a vast tile decoded at page scale")
+    }
+
     static let checkerPNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQAAAADsdIMmAAAABGdBTUEAALGPC/xhBQAAACBjSFJNAAB6JgAAgIQAAPoAAACA6AAAdTAAAOpgAAA6mAAAF3CculE8AAAAAmJLR0QAAd2KE6QAAAAHdElNRQfqDAQCJTtr5QW/AAAAD0lEQVQI12PgZ4DADxAIABHgA/0XmHotAAAAJXRFWHRkYXRlOmNyZWF0ZQAyMDI2LTEyLTA0VDAyOjM3OjU5KzAwOjAwfZXOxgAAACV0RVh0ZGF0ZTptb2RpZnkAMjAyNi0xMi0wNFQwMjozNzo1OSswMDowMAzIdnoAAAAASUVORK5CYII="
 }
