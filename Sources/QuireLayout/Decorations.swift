@@ -134,9 +134,7 @@ public struct BackgroundImageFill: Sendable, Hashable {
     static func layers(_ style: ComputedStyle, rect: Rect, border: Edges<Double>, radii: [Double], documentPath: String, scale: Double) -> [BackgroundImageFill] {
         let urls = style.backgroundImageURLs
         guard !urls.isEmpty, rect.width > 0, rect.height > 0 else { return [] }
-        let paddingBox = Rect(
-            x: rect.x + border.left, y: rect.y + border.top, width: max(0, rect.width - border.left - border.right),
-            height: max(0, rect.height - border.top - border.bottom))
+        let paddingBox = rect.inset(by: border)
         var fills: [BackgroundImageFill] = []
         for (index, url) in urls.enumerated().reversed() {
             guard let url else { continue }

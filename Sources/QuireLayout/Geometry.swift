@@ -33,6 +33,11 @@ public struct Rect: Sendable, Hashable {
         return y1 > y0 ? Rect(x: x, y: y0, width: width, height: y1 - y0) : nil
     }
 
+    /// The rectangle inside `edges` (a border box less its borders is the padding box).
+    public func inset(by edges: Edges<Double>) -> Rect {
+        Rect(x: x + edges.left, y: y + edges.top, width: max(0, width - edges.left - edges.right), height: max(0, height - edges.top - edges.bottom))
+    }
+
     /// The part both share, or nil when they do not meet.
     public func intersection(_ other: Rect) -> Rect? {
         let left = max(x, other.x), top = max(y, other.y), right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)

@@ -14,12 +14,6 @@ enum BoxPainter {
         ]
     }
 
-    static func inset(_ rect: Rect, _ widths: Edges<Double>) -> Rect {
-        Rect(
-            x: rect.x + widths.left, y: rect.y + widths.top, width: max(0, rect.width - widths.left - widths.right),
-            height: max(0, rect.height - widths.top - widths.bottom))
-    }
-
     /// Radii grown (or shrunk, for a negative amount) by a shadow's spread; square corners stay square.
     static func spread(_ radii: [Double], by amount: Double) -> [Double] {
         radii.map { $0 > 0 ? max(0, $0 + amount) : 0 }
@@ -91,7 +85,7 @@ enum BoxPainter {
         // Inset shadows: inside the padding box, the shadow is everything outside the shifted,
         // shrunk shape.
         let inner = decorated.shadows.filter(\.inset)
-        let paddingBox = inset(box, decorated.borderWidths)
+        let paddingBox = box.inset(by: decorated.borderWidths)
         let paddingRadii = innerRadii(radii, decorated.borderWidths)
         if !inner.isEmpty, paddingBox.width > 0, paddingBox.height > 0 {
             cairo_save(cr)
@@ -125,7 +119,7 @@ enum BoxPainter {
             let width = max(widths.top, widths.right, widths.bottom, widths.left)
             let half = Edges(all: width / 2)
             cairo_new_path(cr)
-            addRoundedRect(cr, inset(box, half), innerRadii(decorated.radii, half))
+            addRoundedRect(cr, box.inset(by: half), innerRadii(decorated.radii, half))
             var dashes = decorated.borderStyle == .dashed ? [width * 3, width * 2] : [width, width]
             cairo_set_dash(cr, &dashes, 2, 0)
             cairo_set_line_width(cr, width)
@@ -141,8 +135,8 @@ enum BoxPainter {
                 let third = Edges(top: widths.top / 3, right: widths.right / 3, bottom: widths.bottom / 3, left: widths.left / 3)
                 let twoThirds = Edges(top: widths.top * 2 / 3, right: widths.right * 2 / 3, bottom: widths.bottom * 2 / 3, left: widths.left * 2 / 3)
                 addRoundedRect(cr, box, decorated.radii)
-                addRoundedRect(cr, inset(box, third), innerRadii(decorated.radii, third))
-                addRoundedRect(cr, inset(box, twoThirds), innerRadii(decorated.radii, twoThirds))
+                addRoundedRect(cr, box.inset(by: third), innerRadii(decorated.radii, third))
+                addRoundedRect(cr, box.inset(by: twoThirds), innerRadii(decorated.radii, twoThirds))
             } else {
                 addRoundedRect(cr, box, decorated.radii)
             }

@@ -119,6 +119,8 @@ public final class Painter {
     /// Recently decoded images (a page often repeats one, e.g. an ornament).
     private var decoded: [String: DecodedImage] = [:]
     private var decodedOrder: [String] = []
+    /// Background images' own sizes by resource path (they are small; a book has few).
+    private var backgroundSizes: [String: (width: Int, height: Int)] = [:]
     public private(set) var imageWarnings: [String] = []
 
     public init(resources: (@Sendable (String) -> [UInt8]?)? = nil) {
@@ -264,16 +266,7 @@ public final class Painter {
     /// A background image layer: measured, sized and placed in its box (CSS Backgrounds 3,
     /// sections 3.6 to 3.9), decoded once at the tile's size and repeated by cairo.
     private func paintBackgroundImage(_ fill: BackgroundImageFill, cr: OpaquePointer, page: Rect) {
-        let bytes: [UInt8]?
-        if let data = fill.inlineData { bytes = data } else if let path = fill.resource { bytes = resources?(path) } else { bytes = nil }
-        guard let bytes else {
-            if let path = fill.resource { imageWarnings.append("\(path): background image not in the book") }
-            return
-        }
-        guard let info = try? ImageInfo.measure(bytes), info.width > 0, info.height > 0 else {
-            imageWarnings.append("\(fill.resource ?? "data: URL"): background image cannot be read")
-            return
-        }
+        guard let info = backgroundImageSize(fill) else { return }
         var tile = BackgroundGeometry.tile(fill, intrinsicWidth: Double(info.width) * fill.scale, intrinsicHeight: Double(info.height) * fill.scale)
         guard tile.width >= 0.5, tile.height >= 0.5 else { return }
         // A repeating axis starts its tiles at the painted area (the pattern is the same), so a
@@ -305,6 +298,24 @@ public final class Painter {
         cairo_clip(cr)
         ImagePainter.draw(image, in: tile, cr: cr, opacity: fill.opacity, repeating: true)
         cairo_restore(cr)
+    }
+
+    /// A background image's own size, read once per resource (a background repeats on every
+    /// page its box spans; the tile's decode is cached by `decode`).
+    private func backgroundImageSize(_ fill: BackgroundImageFill) -> (width: Int, height: Int)? {
+        if let path = fill.resource, let known = backgroundSizes[path] { return known }
+        let bytes: [UInt8]?
+        if let data = fill.inlineData { bytes = data } else if let path = fill.resource { bytes = resources?(path) } else { bytes = nil }
+        guard let bytes else {
+            if let path = fill.resource { imageWarnings.append("\(path): background image not in the book") }
+            return nil
+        }
+        guard let info = try? ImageInfo.measure(bytes), info.width > 0, info.height > 0 else {
+            imageWarnings.append("\(fill.resource ?? "data: URL"): background image cannot be read")
+            return nil
+        }
+        if let path = fill.resource { backgroundSizes[path] = (info.width, info.height) }
+        return (info.width, info.height)
     }
 
     /// Decodes an image at the size it is drawn (never the full bitmap of a large image).
@@ -425,9 +436,7 @@ public final class Painter {
         cairo_restore(cr)
     }
 
-    private func setColor(_ cr: OpaquePointer, _ color: Color) {
-        cairo_set_source_rgba(cr, Double(color.red) / 255, Double(color.green) / 255, Double(color.blue) / 255, Double(color.alpha) / 255)
-    }
+    private func setColor(_ cr: OpaquePointer, _ color: Color) { BoxPainter.setColor(cr, color) }
 
     /// Paints a page to packed 8-bit pixels: RGB, or grey (16 dithered levels with `dither16`).
     public func bitmap(_ page: Page, settings: PaintSettings) -> Bitmap {
