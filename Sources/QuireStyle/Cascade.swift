@@ -477,6 +477,7 @@ final class Cascade {
         case .right: full.style.offsets.right = s.offsets.right
         case .bottom: full.style.offsets.bottom = s.offsets.bottom
         case .left: full.style.offsets.left = s.offsets.left
+        case .zIndex: full.style.zIndex = s.zIndex
         case .backgroundColor: full.style.backgroundColor = s.backgroundColor
         case .breakBefore: full.style.breakBefore = s.breakBefore
         case .breakAfter: full.style.breakAfter = s.breakAfter
@@ -636,6 +637,7 @@ final class Cascade {
         case .right: full.style.offsets.right = lengthOrAuto(v, context)
         case .bottom: full.style.offsets.bottom = lengthOrAuto(v, context)
         case .left: full.style.offsets.left = lengthOrAuto(v, context)
+        case .zIndex: if case .integer(let n) = v { full.style.zIndex = n } else { full.style.zIndex = nil }
         case .backgroundColor: full.style.backgroundColor = color(v, current: full.style.color) ?? .transparent
         case .breakBefore: full.style.breakBefore = BreakBetween(rawValue: keyword(v)) ?? .auto
         case .breakAfter: full.style.breakAfter = BreakBetween(rawValue: keyword(v)) ?? .auto

@@ -279,6 +279,8 @@ public struct ComputedStyle: Sendable, Hashable {
     public var clear: Clear = .none
     public var position: PositioningScheme = .static
     public var offsets = Edges<LengthOrAuto>(all: .auto)  // top/right/bottom/left
+    /// `z-index`; nil is `auto`.
+    public var zIndex: Int? = nil
     public var backgroundColor: Color = .transparent
     public var breakBefore: BreakBetween = .auto
     public var breakAfter: BreakBetween = .auto

@@ -9,7 +9,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case borderTopStyle, borderRightStyle, borderBottomStyle, borderLeftStyle
     case borderTopColor, borderRightColor, borderBottomColor, borderLeftColor
     case width, height, minWidth, minHeight, maxWidth, maxHeight
-    case float, clear, position, top, right, bottom, left
+    case float, clear, position, top, right, bottom, left, zIndex
     case backgroundColor, breakBefore, breakAfter, breakInside, verticalAlign, textDecorationLine
     case unicodeBidi, objectFit, overflow, boxSizing, opacity, backgroundImage
     case flexDirection, justifyContent, alignItems
@@ -132,7 +132,7 @@ enum Properties {
         "border-top-color": .borderTopColor, "border-right-color": .borderRightColor,
         "border-bottom-color": .borderBottomColor, "border-left-color": .borderLeftColor,
         "width": .width, "height": .height, "min-width": .minWidth, "min-height": .minHeight,
-        "max-width": .maxWidth, "max-height": .maxHeight, "float": .float, "clear": .clear, "position": .position,
+        "max-width": .maxWidth, "max-height": .maxHeight, "float": .float, "clear": .clear, "position": .position, "z-index": .zIndex, "inset-block-start": .top, "inset-block-end": .bottom, "inset-inline-start": .left, "inset-inline-end": .right,
         "top": .top, "right": .right, "bottom": .bottom, "left": .left, "background-color": .backgroundColor,
         "break-before": .breakBefore, "break-after": .breakAfter, "break-inside": .breakInside,
         "vertical-align": .verticalAlign, "text-decoration-line": .textDecorationLine,
@@ -181,7 +181,7 @@ enum Properties {
         "margin", "padding", "border", "border-top", "border-right", "border-bottom", "border-left", "border-width",
         "border-style", "border-color", "list-style", "background", "text-decoration", "-webkit-text-decoration",
         "font", "font-variant", "page-break-before", "page-break-after", "page-break-inside", "overflow",
-        "adobe-hyphenate", "border-spacing", "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset",
+        "adobe-hyphenate", "border-spacing", "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset", "inset-block", "inset-inline",
         "border-radius", "-webkit-border-radius",
     ]
 
@@ -195,6 +195,8 @@ enum Properties {
         case "padding-block": return [.paddingTop, .paddingBottom]
         case "padding-inline": return [.paddingLeft, .paddingRight]
         case "inset": return [.top, .right, .bottom, .left]
+        case "inset-block": return [.top, .bottom]
+        case "inset-inline": return [.left, .right]
         case "border-spacing": return [.borderSpacingHorizontal, .borderSpacingVertical]
         case "border-width": return [.borderTopWidth, .borderRightWidth, .borderBottomWidth, .borderLeftWidth]
         case "border-style": return [.borderTopStyle, .borderRightStyle, .borderBottomStyle, .borderLeftStyle]
@@ -253,7 +255,7 @@ enum Properties {
         "text-overflow", "text-rendering", "text-shadow", "text-size-adjust", "text-underline-offset",
         "text-underline-position", "text-wrap", "touch-action", "transform", "transform-origin", "transform-style",
         "transition", "transition-delay", "transition-duration", "transition-property", "transition-timing-function",
-        "translate", "user-select", "vertical-align", "will-change", "word-break", "word-wrap", "z-index", "zoom",
+        "translate", "user-select", "vertical-align", "will-change", "word-break", "word-wrap", "zoom",
         "size", "marks", "bleed", "src", "font-display", "unicode-range", "orientation", "fill", "stroke",
         "stroke-width", "font-smooth", "interpolation-mode", "prince-hyphenate-before", "mso-pagination",
         "text-align-all", "border-block", "border-inline", "border-block-start", "border-block-end",
@@ -262,7 +264,7 @@ enum Properties {
         "stroke-dasharray", "stroke-dashoffset", "text-spacing", "text-spacing-trim", "text-autospace", "clip-rule",
         "stop-color", "stop-opacity", "text-anchor", "dominant-baseline", "alignment-baseline", "baseline-shift",
         "shape-rendering", "paint-order", "vector-effect", "marker", "mask-type", "flood-color", "lighting-color",
-        "string-set", "bookmark-level", "bookmark-label", "prince-bookmark-level", "inset-block", "inset-inline",
+        "string-set", "bookmark-level", "bookmark-label", "prince-bookmark-level",
     ]
 
     /// Classification of a property name for the report.
@@ -322,12 +324,7 @@ enum Properties {
         case .unicodeBidi: return word == "normal"  // embeddings and isolates come from direction alone
         case .objectFit: return word == "fill"
         case .overflow: return word == "visible"  // no clipping
-        case .position: return word == "static" || word == "relative"
-        case .top, .right, .bottom, .left:
-            // Offsets move nothing (an element moved far off-screen is hidden, which is what it is for).
-            if word == "auto" { return true }
-            if case .length(let length) = value { return length.isZero || length.isFarOffscreen }
-            return false
+        case .position: return word != "sticky"  // sticky only matters when scrolling
         case .display: return !["grid", "inline-grid"].contains(word ?? "")
         case .backgroundImage: return word != "url"  // gradients and image URLs are drawn, not a mix of them
         default: return true
@@ -807,6 +804,10 @@ enum Properties {
         case .position:
             if single?.lowerIdent == "-webkit-sticky" { return .keyword("sticky") }
             return keyword(values, ["static", "relative", "absolute", "fixed", "sticky"])
+        case .zIndex:
+            if single?.lowerIdent == "auto" { return .keyword("auto") }
+            if case .token(.number(let n, true))? = single { return .integer(Int(max(-1_000_000, min(n, 1_000_000)))) }
+            return nil
         case .breakBefore, .breakAfter:
             guard let word = single?.lowerIdent else { return nil }
             switch word {
@@ -1115,7 +1116,7 @@ enum Properties {
             let parsed = values.compactMap { parseLonghand(.borderSpacingHorizontal, [$0]) }
             guard parsed.count == values.count else { return nil }
             return [(.borderSpacingHorizontal, parsed[0]), (.borderSpacingVertical, parsed.last!)]
-        case "margin", "padding", "inset", "margin-block", "margin-inline", "padding-block", "padding-inline":
+        case "margin", "padding", "inset", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset-block", "inset-inline":
             let ids = longhands(of: name)
             let first = ids[0]
             if ids.count == 2 {
@@ -1211,10 +1212,14 @@ enum Properties {
                         positionTokens.append(v)
                     } else if let word = v.lowerIdent, ignoredWords.contains(word) {
                         continue
-                    } else if image == nil, v.lowerIdent == "none" || imageURL(v) != nil || GradientParser.parse(v) != nil || { if case .function = v { return true } else { return false } }() {
+                    } else if image == nil, v.lowerIdent == "none" || imageURL(v) != nil || GradientParser.parse(v) != nil {
                         image = v
                     } else if index == layers.count - 1, colour == nil, let c = color(v) {
                         colour = c
+                    } else if image == nil, case .function = v {
+                        // An image function not drawn (`image-set()`, `cross-fade()`): unsupported, not
+                        // invalid. Colour functions (`rgb()`) were taken just above.
+                        image = v
                     } else {
                         return nil
                     }

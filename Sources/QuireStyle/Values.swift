@@ -69,16 +69,6 @@ enum SpecifiedLength: Hashable, Sendable {
 
     var isPercent: Bool { if case .dimension(_, .percent) = self { return true } else { return false } }
     var isZero: Bool { if case .dimension(0, _) = self { return true } else { return false } }
-    /// An offset that puts a box off the page (the hide-it idiom `left: -9999px`), as
-    /// `BoxTreeBuilder.isOffscreen` reads it.
-    var isFarOffscreen: Bool {
-        switch self {
-        case .dimension(let value, .percent): return value <= -100
-        case .dimension(let value, .px): return value < -2000
-        case .dimension(let value, .em), .dimension(let value, .rem): return value * 16 < -2000  // at the default size
-        default: return false
-        }
-    }
 
     static func px(_ value: Double, _ unit: Unit, _ context: LengthContext) -> Double {
         switch unit {

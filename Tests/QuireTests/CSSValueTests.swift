@@ -175,8 +175,8 @@ final class CSSValueTests: XCTestCase {
     func testUnhonouredValuesAreUnsupported() throws {
         for (declaration, applied) in [
             ("writing-mode: vertical-rl", false), ("-epub-writing-mode: horizontal-tb", true), ("text-orientation: upright", false),
-            ("-epub-text-combine: horizontal", false), ("text-combine-upright: none", true), ("position: absolute", false),
-            ("position: relative", true), ("left: 2em", false), ("left: -9999px", true), ("top: 0", true), ("display: grid", false),
+            ("-epub-text-combine: horizontal", false), ("text-combine-upright: none", true), ("position: absolute", true),
+            ("position: relative", true), ("left: 2em", true), ("position: sticky", false), ("background: rgb(0, 0, 255)", true), ("top: 0", true), ("display: grid", false),
             ("display: flex", true), ("object-fit: contain", false), ("overflow: hidden", false), ("unicode-bidi: isolate", false),
             ("text-align-last: justify", true), ("height: 5em", true), ("background-image: linear-gradient(red, blue)", true),
             ("background-image: url(a.png)", true), ("background-image: url(a.png), url(b.png)", true),
@@ -286,5 +286,32 @@ final class CSSValueTests: XCTestCase {
         XCTAssertNil(parse("background-repeat", "repeat-x repeat"))
         XCTAssertTrue(Properties.honoured(.backgroundImage, parse("background-image", "url(a.png)")![0].1))
         XCTAssertFalse(Properties.honoured(.backgroundImage, parse("background-image", "image-set(url(a.png) 1x)")![0].1))
+        // A colour function in the shorthand is the colour, not an image (it was read as one).
+        let shorthand = try XCTUnwrap(parse("background", "rgb(0, 0, 255)"))
+        XCTAssertEqual(shorthand.first { $0.0 == .backgroundColor }?.1, .color(Color(red: 0, green: 0, blue: 255)))
+        XCTAssertTrue(shorthand.allSatisfy { Properties.honoured($0.0, $0.1) })
+        XCTAssertNotNil(parse("background", "hsl(120, 50%, 50%) url(a.png) no-repeat"))
+    }
+
+    /// `position`, the insets (logical ones too) and `z-index` are honoured.
+    func testPositionAndZIndex() throws {
+        let doc = try StyledDocument(
+            css: "#a { position: absolute; inset-inline-start: 3em; inset-block-start: 1em; z-index: -2 } #b { position: fixed; inset: 1px 2px; z-index: auto }",
+            body: "<p id='a'>a</p><p id='b'>b</p>", environment: StyleEnvironment(viewportWidth: 500, viewportHeight: 1000))
+        let a = doc.style("a")
+        XCTAssertEqual(a.position, .absolute)
+        XCTAssertEqual(a.offsets.left, .px(48))
+        XCTAssertEqual(a.offsets.top, .px(16))
+        XCTAssertEqual(a.zIndex, -2)
+        let b = doc.style("b")
+        XCTAssertEqual(b.offsets, Edges(top: .px(1), right: .px(2), bottom: .px(1), left: .px(2)))
+        XCTAssertNil(b.zIndex)
+        func parse(_ name: String, _ text: String) -> [(PropertyID, SpecifiedValue)]? { Properties.parse(name, ComponentParser.parse(text).0.significant) }
+        for (name, text) in [("position", "absolute"), ("top", "12px"), ("inset-inline-end", "10%"), ("z-index", "3")] {
+            let pairs = try XCTUnwrap(parse(name, text), name)
+            XCTAssertTrue(pairs.allSatisfy { Properties.honoured($0.0, $0.1) }, name)
+        }
+        XCTAssertFalse(Properties.honoured(.position, parse("position", "sticky")![0].1))
+        XCTAssertNil(parse("z-index", "1.5"))
     }
 }
