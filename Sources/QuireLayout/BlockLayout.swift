@@ -56,6 +56,9 @@ final class Flow {
     var paragraphCount = 0
     /// Floats still beside the flow: their side, horizontal extent and vertical span.
     var floats: [(side: FloatMode, left: Double, right: Double, top: Double, bottom: Double)] = []
+    /// Absolutely positioned boxes, each laid out in a flow of its own and moved by (dx, dy): out
+    /// of this flow's pagination, drawn on the pages that hold them (`Layer`).
+    var layers: [Layer] = []
 
     /// Puts a flow laid out on its own (a table cell, a float) into one slice of this one, moved
     /// by (dx, dy): backgrounds and borders first, so its text is painted over them.
@@ -70,6 +73,7 @@ final class Flow {
             lines.append((slice, moved))
         }
         paragraphCount += inner.paragraphCount
+        layers += inner.layers.map { $0.moved(dx: dx, dy: dy) }
     }
 
     /// Space floats take from a line spanning `top..<bottom` of a box from `left` to `right`.
@@ -168,10 +172,24 @@ final class Flow {
 
     /// How much of the flow there is: what `shift(since:by:)` moves.
     struct Mark {
-        var slices: Int, items: Int, spanning: Int, lines: Int, floats: Int
+        var slices: Int, items: Int, spanning: Int, lines: Int, floats: Int, layers: Int
     }
 
-    var mark: Mark { Mark(slices: slices.count, items: items.count, spanning: spanning.count, lines: lines.count, floats: floats.count) }
+    var mark: Mark {
+        Mark(slices: slices.count, items: items.count, spanning: spanning.count, lines: lines.count, floats: floats.count, layers: layers.count)
+    }
+
+    /// Moves what was drawn since `mark` by (dx, dy) without moving the flow (`position:
+    /// relative`): the slices, and so the pages, stay where they were.
+    func offset(since mark: Mark, dx: Double, dy: Double) {
+        for index in mark.items..<items.count { items[index].item = translate(items[index].item, dx: dx, dy: dy) }
+        for index in mark.spanning..<spanning.count { spanning[index].item = translate(spanning[index].item, dx: dx, dy: dy) }
+        for index in mark.lines..<lines.count {
+            lines[index].record.rect.x += dx
+            lines[index].record.rect.y += dy
+        }
+        for index in mark.layers..<layers.count { layers[index] = layers[index].moved(dx: dx, dy: dy) }
+    }
 
     /// Moves everything laid out since `mark` down by `dy` (a flex container centring its items).
     /// The first slice's page top stays: the space above it belongs to the container.
@@ -197,6 +215,7 @@ final class Flow {
             floats[index].top += dy
             floats[index].bottom += dy
         }
+        for index in mark.layers..<layers.count { layers[index] = layers[index].moved(dx: 0, dy: dy) }
         y += dy
     }
 }
@@ -212,12 +231,18 @@ struct BlockLayout {
     var canvasNode: NodeID? = nil
     /// The chapter's archive path, which background image URLs from style attributes are relative to.
     var documentPath = ""
+    /// The positioned boxes' containing blocks, as layout opens and closes them.
+    let containingBlocks = ContainingBlocks()
 
     func px(_ value: Double) -> Double { value * scale }
 
     func layoutChildren(_ children: [FlowNode], left: Double, width: Double, flow: Flow, listMarker: GeneratedContent?) {
         var marker = listMarker
         for (index, child) in children.enumerated() {
+            if child.isOutOfFlow {
+                deferPositioned(child, left: left, width: width, flow: flow)
+                continue
+            }
             switch child {
             case .block(let block) where block.style.float != .none:
                 // Its text comes after the start of the paragraph it floats beside: the slice starts
@@ -248,6 +273,7 @@ struct BlockLayout {
 
     func layoutBlock(_ block: BlockNode, left: Double, width containingWidth: Double, flow: Flow, inheritedMarker: GeneratedContent?) {
         let style = block.style
+        let start = flow.mark
         flow.clear(style.clear)
         let basis = containingWidth / scale
         let marginTop = px(style.margin.top.resolve(against: basis) ?? 0)
@@ -333,6 +359,10 @@ struct BlockLayout {
         let boxTop = flow.y + (flow.pendingMarginPositive + flow.pendingMarginNegative)
         flow.y += border.top + padding.top
         let contentLeft = left + marginLeft + border.left + padding.left
+        let positioned = style.position != .static
+        if positioned {
+            openContainingBlock(flow: flow, left: contentLeft - padding.left, top: boxTop + border.top, width: contentWidth + padding.left + padding.right)
+        }
         if style.display == .flex, style.flexDirection == .column || style.flexDirection == .columnReverse {
             layoutFlexColumn(block, left: contentLeft, width: contentWidth, flow: flow, border: border, padding: padding)
         } else {
@@ -355,6 +385,13 @@ struct BlockLayout {
         let boxWidth = containingWidth - marginLeft - marginRight
         paintBox(style, border: border, rect: Rect(x: boxLeft, y: boxTop, width: boxWidth, height: boxBottom - boxTop), flow: flow,
             background: block.node == nil || block.node != canvasNode)
+        if positioned {
+            closeContainingBlock(height: boxBottom - border.bottom - boxTop - border.top)
+            if style.position == .relative {
+                let offset = relativeOffset(style, containingWidth: containingWidth)
+                if offset != (0, 0) { flow.offset(since: start, dx: offset.dx, dy: offset.dy) }
+            }
+        }
         flow.collapseMargin(marginBottom)
         let lastSlice = flow.slices.count - 1
         if style.breakInside != .auto, lastSlice > firstSlice {

@@ -385,7 +385,7 @@ struct BoxTreeBuilder {
                 || name == "object" || name == "canvas" && childElement.elementChildren.isEmpty
             {
                 let box = replacedBox(childElement, style)
-                if style.float != .none {
+                if style.float != .none || style.position == .absolute || style.position == .fixed {
                     // Floats leave the line: they go into the flow ahead of the paragraph around them.
                     context.pendingFloats.append(.replaced(box))
                     if context.paragraph == nil { context.flushParagraph(endOffset: nil) }
@@ -397,9 +397,10 @@ struct BoxTreeBuilder {
                 }
                 continue
             }
-            if style.float != .none {
+            if style.float != .none || (style.position == .absolute || style.position == .fixed) && style.display != .table {
                 // A floated element (a line number, a note's label): its own block, placed beside the
-                // paragraph it sits in, like a floated picture.
+                // paragraph it sits in, like a floated picture. A positioned one leaves the
+                // paragraph the same way.
                 context.pendingFloats.append(.block(buildBlock(childElement, elementStyle)))
                 if context.paragraph == nil { context.flushParagraph(endOffset: nil) }
                 continue

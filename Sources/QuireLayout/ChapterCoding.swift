@@ -148,6 +148,8 @@ extension Page {
         writer.int(start)
         writer.int(end)
         guard withItems else { return }
+        writer.bool(clip != nil)
+        clip?.encode(into: &writer)
         writer.count(lines.count)
         for line in lines {
             line.rect.encode(into: &writer)
@@ -231,6 +233,7 @@ extension Page {
         start = try reader.int()
         end = try reader.int()
         guard withItems else { return }
+        if try reader.bool() { clip = try Rect(decoding: &reader) }
         for _ in 0..<(try reader.count(itemSize: 37)) {
             let rect = try Rect(decoding: &reader)
             let numbers = try (0..<5).map { _ throws(ByteReader.Damaged) in try reader.int() }

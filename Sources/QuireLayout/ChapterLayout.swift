@@ -44,6 +44,9 @@ public final class BookLayout: @unchecked Sendable {
     /// Stylesheets read from the archive, by path: every chapter links the same few, and each read
     /// finds and inflates the zip entry again (Moby-Dick read its two sheets 286 times).
     let stylesheets = StylesheetReads()
+    /// A fixed-layout page's viewport clips what is positioned past it; a reflowable chapter
+    /// gets pages enough to show it.
+    let clipsToViewport: Bool
 
     public init(
         container: EPUBContainer, settings: LayoutSettings, fontsDirectory: String? = nil, settleLimits: SettleLimits = SettleLimits(),
@@ -54,6 +57,7 @@ public final class BookLayout: @unchecked Sendable {
         self.settings = settings
         self.settleLimits = settleLimits
         self.measurer = measurer ?? ArchiveImageMeasurer(container: container)
+        clipsToViewport = false
         services = TextServices(fonts: try FontCollection(fontsDirectory: fontsDirectory))
         if settings.hyphenation, let language = container.publication.metadata.languages.first {
             Hyphenator.preloadInBackground(language)
@@ -61,8 +65,9 @@ public final class BookLayout: @unchecked Sendable {
     }
 
     /// A layout of the same book at another geometry, sharing the text services (fixed-layout pages).
-    init(container: EPUBContainer, settings: LayoutSettings, services: TextServices, settleLimits: SettleLimits, measurer: ImageMeasurer) throws {
+    init(container: EPUBContainer, settings: LayoutSettings, services: TextServices, settleLimits: SettleLimits, measurer: ImageMeasurer, clipsToViewport: Bool) throws {
         self.container = container
+        self.clipsToViewport = clipsToViewport
         knownImageSizes = [:]
         self.settings = settings
         self.settleLimits = settleLimits
@@ -277,15 +282,17 @@ public final class BookLayout: @unchecked Sendable {
         blocks.canvasNode = canvas?.node
         blocks.documentPath = document.path
         let flow = Flow()
-        blocks.layoutBlock(root, left: 0, width: content.width, flow: flow, inheritedMarker: nil)
+        blocks.layoutRoot(root, width: content.width, flow: flow)
         let missing = caches.missingGlyphs.values.reduce(0, +)
         if missing > 0 {
             let sample = caches.missingGlyphs.keys.sorted().prefix(8).map { "U+" + String($0, radix: 16, uppercase: true) }
             warnings.append(Warning("missing-glyphs", "\(href): \(missing) character(s) have no glyph in any font (\(sample.joined(separator: " ")))"))
         }
+        extendForLayers(flow, pageHeight: content.height)
         flow.resolveSpaceStarts(textLength: document.textLength)
         let ranges = Paginator.paginate(flow.slices, pageHeight: content.height, headers: flow.headers)
         if ranges.isEmpty { return blankChapter(nil) }
+        let layers = layerItems(flow, cuts: ranges)
         var pages: [Page] = []
         var itemsBySlice: [[DisplayItem]] = Array(repeating: [], count: flow.slices.count)
         for (slice, item) in flow.items { itemsBySlice[slice].append(item) }
@@ -305,6 +312,7 @@ public final class BookLayout: @unchecked Sendable {
                 }
             }
             let dy = content.y + headerHeight - top
+            for item in layers.below[pageIndex] { items.append(translate(item, dx: content.x, dy: dy)) }
             for span in flow.spanning where span.bottom > top && span.top < bottom {
                 if let clipped = clip(span.item, top: top, bottom: bottom) { items.append(translate(clipped, dx: content.x, dy: dy)) }
             }
@@ -317,11 +325,17 @@ public final class BookLayout: @unchecked Sendable {
                     lines.append(record)
                 }
             }
+            for item in layers.above[pageIndex] { items.append(translate(item, dx: content.x, dy: dy)) }
+            for var record in layers.lines[pageIndex] {
+                record.rect.x += content.x
+                record.rect.y += dy
+                lines.append(record)
+            }
             let start = pageIndex == 0 ? 0 : flow.slices[range.lowerBound].start
             pages.append(Page(spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: profile.height, items: items, lines: lines, start: start, end: document.textLength))
         }
         // A page holding nothing but one image (a cover, a plate) shows it centred.
-        for index in pages.indices where pages[index].lines.isEmpty && pages[index].items.count == 1 {
+        for index in pages.indices where pages[index].lines.isEmpty && pages[index].items.count == 1 && layers.above[index].isEmpty && layers.below[index].isEmpty {
             if case .image(var box, let alt) = pages[index].items[0] {
                 box.rect.x = content.x + (content.width - box.rect.width) / 2
                 box.rect.y = content.y + (content.height - box.rect.height) / 2
@@ -384,6 +398,62 @@ public final class BookLayout: @unchecked Sendable {
                     unicodeRanges: rule.unicodeRanges))
         }
         return fonts
+    }
+
+    /// Room at the chapter's end for positioned boxes reaching past its flow, so each is on a
+    /// page: in a reflowable chapter as far as they reach (at most 64 pages more), in a
+    /// fixed-layout page only to the viewport's foot.
+    private func extendForLayers(_ flow: Flow, pageHeight: Double) {
+        guard let reach = flow.layers.map(\.bottom).max() else { return }
+        flow.flushMargin()
+        let end = clipsToViewport ? min(reach, pageHeight) : min(reach, flow.y + pageHeight * 64)
+        guard end > flow.y + 0.5 else {
+            // Nothing in the flow at all: one slice, so the layers have a page.
+            if flow.slices.isEmpty { _ = flow.addSlice(height: 0, start: Flow.textAfter) }
+            return
+        }
+        let room = end - flow.y
+        flow.addSpace(room, step: max(16, room / 256))
+    }
+
+    /// The layers' display items and lines for each page: a layer slice goes to the page whose
+    /// part of the flow holds its top (the first or last page when above or below them all), its
+    /// backgrounds and borders to every page they cross. Drawn in `z-index` order, then document
+    /// order: those below zero under the page's flow, the rest over it.
+    private func layerItems(_ flow: Flow, cuts: [Paginator.Cut]) -> (below: [[DisplayItem]], above: [[DisplayItem]], lines: [[LineRecord]]) {
+        var below = [[DisplayItem]](repeating: [], count: cuts.count)
+        var above = below
+        var lines = [[LineRecord]](repeating: [], count: cuts.count)
+        func page(at y: Double) -> Int {
+            var low = 0
+            var high = cuts.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if cuts[middle].top <= y { low = middle } else { high = middle - 1 }
+            }
+            return low
+        }
+        let ordered = flow.layers.enumerated().sorted { ($0.element.zIndex, $0.offset) < ($1.element.zIndex, $1.offset) }.map(\.element)
+        for layer in ordered {
+            let (dx, dy) = (layer.dx, layer.dy)
+            func add(_ item: DisplayItem, to index: Int) {
+                if layer.zIndex < 0 { below[index].append(item) } else { above[index].append(item) }
+            }
+            for span in layer.flow.spanning {
+                let (top, bottom) = (span.top + dy, span.bottom + dy)
+                for (index, cut) in cuts.enumerated() where bottom > cut.top && top < cut.bottom {
+                    if let clipped = clip(translate(span.item, dx: dx, dy: dy), top: cut.top, bottom: cut.bottom) { add(clipped, to: index) }
+                }
+            }
+            for (slice, item) in layer.flow.items { add(translate(item, dx: dx, dy: dy), to: page(at: layer.flow.slices[slice].top + dy)) }
+            for (slice, record) in layer.flow.lines {
+                var moved = record
+                moved.rect.x += dx
+                moved.rect.y += dy
+                lines[page(at: layer.flow.slices[slice].top + dy)].append(moved)
+            }
+        }
+        return (below, above, lines)
     }
 
     private func clip(_ item: DisplayItem, top: Double, bottom: Double) -> DisplayItem? {

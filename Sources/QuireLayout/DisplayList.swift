@@ -172,6 +172,8 @@ public struct Page: Sendable {
     /// Text offsets of the page: start inclusive, end exclusive. Pages of a chapter partition its text.
     public var start: Int
     public var end: Int
+    /// What the page's items are clipped to (a fixed-layout viewport on a larger page); nil is the page.
+    public var clip: Rect? = nil
 }
 
 extension Page {

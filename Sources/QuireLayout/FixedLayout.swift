@@ -96,7 +96,10 @@ extension BookLayout {
         var inner = settings
         inner.profile = PageProfile(name: "fixed-layout", width: Int(rect.width), height: Int(rect.height), dpi: 96 * rect.width / size.0)
         inner.marginPt = 0
-        guard let nested = try? BookLayout(container: container, settings: inner, services: services, settleLimits: settleLimits, measurer: measurer) else {
+        guard
+            let nested = try? BookLayout(
+                container: container, settings: inner, services: services, settleLimits: settleLimits, measurer: measurer, clipsToViewport: frame == nil)
+        else {
             return page(items: [], textLength: document.textLength, document: document, images: [])
         }
         var chapter = nested.settleChapter(spineIndex, worker: worker, buildItems: true, fixedLayoutAsFlow: true)
@@ -116,6 +119,8 @@ extension BookLayout {
             }
             placed.width = profile.width
             placed.height = profile.height
+            // Nothing is drawn outside the viewport (EPUB 3.3 §8.2.2.3: the ICB clips).
+            if frame == nil { placed.clip = rect }
             return placed
         }
         return chapter

@@ -199,6 +199,10 @@ public final class Painter {
         setColor(cr, settings.theme.background)
         cairo_paint(cr)
         cairo_set_font_options(cr, options)
+        if let clip = page.clip {
+            cairo_rectangle(cr, clip.x, clip.y, clip.width, clip.height)
+            cairo_clip(cr)
+        }
         for item in page.items {
             switch item {
             case .fill(let rect, let color):

@@ -13,7 +13,7 @@ public struct PositionMap: Sendable, Equatable {
     public static let version = 1
     /// Changes whenever the same book and settings can give different pages, so batch outputs,
     /// layout-cache entries and profile hashes made by an older engine are redone, never reused.
-    public static let engineVersion = "0.6.0"
+    public static let engineVersion = "0.7.0"
 
     public var version: Int
     public var engine: Engine

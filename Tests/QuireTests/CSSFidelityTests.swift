@@ -781,4 +781,78 @@ final class CSSFidelityTests: XCTestCase {
     }
 
     static let checkerPNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQAAAADsdIMmAAAABGdBTUEAALGPC/xhBQAAACBjSFJNAAB6JgAAgIQAAPoAAACA6AAAdTAAAOpgAAA6mAAAF3CculE8AAAAAmJLR0QAAd2KE6QAAAAHdElNRQfqDAQCJTtr5QW/AAAAD0lEQVQI12PgZ4DADxAIABHgA/0XmHotAAAAJXRFWHRkYXRlOmNyZWF0ZQAyMDI2LTEyLTA0VDAyOjM3OjU5KzAwOjAwfZXOxgAAACV0RVh0ZGF0ZTptb2RpZnkAMjAyNi0xMi0wNFQwMjozNzo1OSswMDowMAzIdnoAAAAASUVORK5CYII="
+
+    static func fills(_ page: Page, _ color: Color) -> [(index: Int, rect: Rect)] {
+        page.items.enumerated().compactMap { index, item in
+            if case .fill(let rect, let fill) = item, fill == color { return (index, rect) } else { return nil }
+        }
+    }
+
+    /// Defect 8: `position: absolute` boxes leave the flow and sit against their containing block
+    /// (the nearest positioned ancestor's padding box), by `top`/`right`/`bottom`/`left`, in
+    /// `z-index` order; `position: relative` moves a box's drawing and not its room.
+    func testPositionedBoxes() throws {
+        let red = Color(red: 255, green: 0, blue: 0), blue = Color(red: 0, green: 0, blue: 255), green = Color(red: 0, green: 128, blue: 0)
+        let grey = Color(red: 128, green: 128, blue: 128)
+        let style = """
+            .frame { position: relative; height: 10em; padding: 1em; background: rgb(128,128,128) }
+            .tag { position: absolute; top: 1em; right: 2em; width: 3em; height: 2em; background: rgb(255,0,0) }
+            .foot { position: absolute; bottom: 0; left: 0; right: 0; height: 1em; background: rgb(0,0,255) }
+            .under { position: absolute; top: 0; left: 0; width: 1em; height: 1em; background: rgb(0,128,0); z-index: -1 }
+            .moved { position: relative; top: 1em; left: 2em }
+            """
+        let body = """
+            <div class="frame"><p>In the frame <span class="tag"></span>and on.</p><div class="foot"></div><div class="under"></div></div>
+            <p class="moved">Moved.</p><p>After.</p>
+            """
+        let (layout, chapter) = try Self.chapter(style: style, body: body)
+        let (_, plain) = try Self.chapter(style: style.replacingOccurrences(of: "position: relative; top: 1em; left: 2em", with: ""), body: body.replacingOccurrences(of: "<span class=\"tag\"></span>", with: ""))
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let page = try XCTUnwrap(chapter.pages.first)
+        let frame = try XCTUnwrap(Self.fills(page, grey).first)
+        let tag = try XCTUnwrap(Self.fills(page, red).first)
+        XCTAssertEqual(tag.rect.width, 3 * em, accuracy: 0.5)
+        XCTAssertEqual(tag.rect.height, 2 * em, accuracy: 0.5)
+        XCTAssertEqual(tag.rect.maxX, frame.rect.maxX - 2 * em, accuracy: 0.5, "right: 2em from the padding box")
+        XCTAssertEqual(tag.rect.y, frame.rect.y + em, accuracy: 0.5, "top: 1em")
+        let foot = try XCTUnwrap(Self.fills(page, blue).first)
+        XCTAssertEqual(foot.rect.maxY, frame.rect.maxY, accuracy: 0.5, "bottom: 0")
+        XCTAssertEqual(foot.rect.width, frame.rect.width, accuracy: 0.5, "left and right stretch it")
+        let under = try XCTUnwrap(Self.fills(page, green).first)
+        XCTAssertLessThan(under.index, frame.index, "z-index: -1 under the frame")
+        XCTAssertGreaterThan(tag.index, frame.index, "auto over it")
+        // Out of the flow: the text and the blocks after are where they are without the boxes.
+        XCTAssertEqual(page.lines[0].end - page.lines[0].start, plain.pages[0].lines[0].end - plain.pages[0].lines[0].start, "the paragraph is not split")
+        let moved = page.lines[1], unmoved = plain.pages[0].lines[1]
+        XCTAssertEqual(moved.rect.x - unmoved.rect.x, 2 * em, accuracy: 0.5, "relative: left 2em")
+        XCTAssertEqual(moved.rect.y - unmoved.rect.y, em, accuracy: 0.5, "relative: top 1em")
+        XCTAssertEqual(page.lines[2].rect.y, plain.pages[0].lines[2].rect.y, accuracy: 0.01, "the next block keeps its place")
+
+        // A box positioned past the chapter's end gets a page; a fixed-layout viewport clips instead.
+        let (_, far) = try Self.chapter(style: "div { position: absolute; top: 300em; left: 0; width: 2em; height: 2em; background: rgb(0,0,255) }", body: "<p>Short.</p><div></div>")
+        XCTAssertGreaterThan(far.pages.count, 1)
+        XCTAssertEqual(far.pages.filter { !Self.fills($0, blue).isEmpty }.count, 1, "drawn once")
+        XCTAssertFalse(try XCTUnwrap(far.pages.last.map { Self.fills($0, blue) }).isEmpty, "on the last page")
+    }
+
+    /// The W3C fixed-layout ICB test: two absolutely positioned boxes and the text; the red one
+    /// reaches past the 900×600 viewport and is clipped to it. Pixel checks: within 40 levels.
+    func testFixedLayoutViewportClipsPositionedBoxes() throws {
+        let path = try TestSupport.corpusFile("w3c-epub-tests-suite/lay-fxl-xhtml-icb.epub").path
+        let (_, result) = try LayoutTests.layout(path)
+        let page = try XCTUnwrap(result.chapters.first?.pages.first)
+        let clip = try XCTUnwrap(page.clip)
+        XCTAssertEqual(clip.width / clip.height, 1.5, accuracy: 0.01, "the viewport's 900×600")
+        XCTAssertTrue(page.lines.allSatisfy { $0.rect.y > clip.y + 60 * clip.width / 900 }, "the text at top: 80px")
+        let bitmap = Painter().bitmap(page, settings: PaintSettings())
+        func isRed(_ x: Double, _ y: Double) -> Bool {
+            let pixel = bitmap.pixel(x: Int(x), y: Int(y))
+            return Int(pixel[pixel.startIndex]) > 200 && Int(pixel[pixel.startIndex + 1]) < 60
+        }
+        XCTAssertFalse(isRed(clip.midX, clip.maxY + 10), "nothing below the viewport")
+        XCTAssertFalse(isRed(clip.midX, clip.midY), "the pattern box covers the red one")
+        XCTAssertEqual(result.chapters.first?.pages.count, 1)
+        XCTAssertFalse(result.chapters.first?.warnings.contains { $0.code == "fixed-layout" } ?? true, "no overflow warning")
+    }
+
 }
