@@ -363,7 +363,11 @@ struct BlockLayout {
         if positioned {
             openContainingBlock(flow: flow, left: contentLeft - padding.left, top: boxTop + border.top, width: contentWidth + padding.left + padding.right)
         }
-        if style.display == .flex, style.flexDirection == .column || style.flexDirection == .columnReverse {
+        let columns = style.isMultiColumn ? columnGeometry(style, available: contentWidth) : nil
+        if let columns, columns.count > 1,
+            layoutColumns(block, geometry: columns, left: contentLeft, flow: flow, marker: block.marker ?? inheritedMarker) {
+            // Laid out in columns.
+        } else if style.display == .flex, style.flexDirection == .column || style.flexDirection == .columnReverse {
             layoutFlexColumn(block, left: contentLeft, width: contentWidth, flow: flow, border: border, padding: padding)
         } else {
             layoutChildren(block.children, left: contentLeft, width: contentWidth, flow: flow, listMarker: block.marker ?? inheritedMarker)
@@ -908,5 +912,38 @@ func translate(_ item: DisplayItem, dx: Double, dy: Double) -> DisplayItem {
         movedAlt?.origin.x += dx
         movedAlt?.origin.y += dy
         return .image(box, altText: movedAlt)
+    }
+}
+
+/// The part of `item` between `top` and `bottom` of the flow (a page's cut, a column's), or nil.
+func clip(_ item: DisplayItem, top: Double, bottom: Double) -> DisplayItem? {
+    switch item {
+    case .fill(let rect, let color):
+        return rect.clipped(top: top, bottom: bottom).map { .fill($0, color) }
+    case .gradient(var fill):
+        // The part on this page; the gradient's geometry stays the whole box's.
+        guard let area = fill.area.clipped(top: top, bottom: bottom) else { return nil }
+        fill.area = area
+        return .gradient(fill)
+    case .backgroundImage(var fill):
+        guard let area = fill.area.clipped(top: top, bottom: bottom) else { return nil }
+        fill.area = area
+        return .backgroundImage(fill)
+    case .box(var decorated):
+        // Shadows may reach past the page's cut where the box itself begins or ends on the page.
+        let y0 = decorated.box.y >= top ? decorated.area.y : max(decorated.area.y, top)
+        let y1 = decorated.box.maxY <= bottom ? decorated.area.maxY : min(decorated.area.maxY, bottom)
+        guard y1 > y0 else { return nil }
+        decorated.area = Rect(x: decorated.area.x, y: y0, width: decorated.area.width, height: y1 - y0)
+        return .box(decorated)
+    case .stroke(let from, let to, let width, let color, let style):
+        if from.x == to.x {
+            let y0 = max(min(from.y, to.y), top)
+            let y1 = min(max(from.y, to.y), bottom)
+            return y1 > y0 ? .stroke(from: Point(x: from.x, y: y0), to: Point(x: to.x, y: y1), width: width, color: color, style: style) : nil
+        }
+        return from.y >= top && from.y <= bottom ? item : nil
+    default:
+        return item
     }
 }

@@ -455,38 +455,6 @@ public final class BookLayout: @unchecked Sendable {
         }
         return (below, above, lines)
     }
-
-    private func clip(_ item: DisplayItem, top: Double, bottom: Double) -> DisplayItem? {
-        switch item {
-        case .fill(let rect, let color):
-            return rect.clipped(top: top, bottom: bottom).map { .fill($0, color) }
-        case .gradient(var fill):
-            // The part on this page; the gradient's geometry stays the whole box's.
-            guard let area = fill.area.clipped(top: top, bottom: bottom) else { return nil }
-            fill.area = area
-            return .gradient(fill)
-        case .backgroundImage(var fill):
-            guard let area = fill.area.clipped(top: top, bottom: bottom) else { return nil }
-            fill.area = area
-            return .backgroundImage(fill)
-        case .box(var decorated):
-            // Shadows may reach past the page's cut where the box itself begins or ends on the page.
-            let y0 = decorated.box.y >= top ? decorated.area.y : max(decorated.area.y, top)
-            let y1 = decorated.box.maxY <= bottom ? decorated.area.maxY : min(decorated.area.maxY, bottom)
-            guard y1 > y0 else { return nil }
-            decorated.area = Rect(x: decorated.area.x, y: y0, width: decorated.area.width, height: y1 - y0)
-            return .box(decorated)
-        case .stroke(let from, let to, let width, let color, let style):
-            if from.x == to.x {
-                let y0 = max(min(from.y, to.y), top)
-                let y1 = min(max(from.y, to.y), bottom)
-                return y1 > y0 ? .stroke(from: Point(x: from.x, y: y0), to: Point(x: to.x, y: y1), width: width, color: color, style: style) : nil
-            }
-            return from.y >= top && from.y <= bottom ? item : nil
-        default:
-            return item
-        }
-    }
 }
 
 /// A book's stylesheet bytes by archive path (the archive never changes while it is open), up to

@@ -493,6 +493,13 @@ final class Cascade {
         case .backgroundRepeat: full.style.backgroundRepeats = s.backgroundRepeats
         case .backgroundPosition: full.style.backgroundPositions = s.backgroundPositions
         case .backgroundSize: full.style.backgroundSizes = s.backgroundSizes
+        case .columnCount: full.style.columnCount = s.columnCount
+        case .columnWidth: full.style.columnWidth = s.columnWidth
+        case .columnGap: full.style.columnGap = s.columnGap
+        case .columnFill: full.style.columnBalance = s.columnBalance
+        case .columnRuleWidth: full.style.columnRuleWidth = s.columnRuleWidth
+        case .columnRuleStyle: full.style.columnRuleStyle = s.columnRuleStyle
+        case .columnRuleColor: full.style.columnRuleColor = s.columnRuleColor
         case .overflow: full.style.overflowHidden = s.overflowHidden
         case .boxSizing: full.style.boxSizing = s.boxSizing
         case .flexDirection: full.style.flexDirection = s.flexDirection
@@ -685,6 +692,13 @@ final class Cascade {
                     BackgroundPosition(x: $0.x.resolve(context), xFromEnd: $0.xFromEnd, y: $0.y.resolve(context), yFromEnd: $0.yFromEnd)
                 }
             }
+        case .columnCount: if case .integer(let n) = v { full.style.columnCount = n } else { full.style.columnCount = nil }
+        case .columnWidth: full.style.columnWidth = lengthValue(v, context).map { $0.resolve(against: 0) }
+        case .columnGap: full.style.columnGap = lengthValue(v, context)
+        case .columnFill: full.style.columnBalance = keyword(v) != "auto"
+        case .columnRuleWidth: full.style.columnRuleWidth = px(v, context)
+        case .columnRuleStyle: full.style.columnRuleStyle = BorderStyle(rawValue: keyword(v)) ?? .none
+        case .columnRuleColor: if case .color(let c) = v { full.style.columnRuleColor = c }
         case .backgroundSize:
             if case .backgroundSizes(let sizes) = v {
                 full.style.backgroundSizes = sizes.map {

@@ -296,6 +296,17 @@ public struct ComputedStyle: Sendable, Hashable {
     public var flexDirection: FlexDirection = .row
     public var justifyContent: BoxAlignment = .normal
     public var alignItems: BoxAlignment = .normal
+    /// Multi-column layout: `column-count` and `column-width` (nil is `auto`), `column-gap` (nil
+    /// is `normal`, 1em), whether the last columns are balanced, and the rule between columns.
+    public var columnCount: Int? = nil
+    public var columnWidth: Double? = nil
+    public var columnGap: Length? = nil
+    public var columnBalance = true
+    public var columnRuleWidth: Double = 3
+    public var columnRuleStyle: BorderStyle = .none
+    public var columnRuleColor: Color? = nil
+    /// Whether the box lays its content out in columns.
+    public var isMultiColumn: Bool { (columnCount ?? 1) > 1 || columnWidth != nil }
 
     // Text (inherited).
     public var fontFamilies: [String] = ["serif"]

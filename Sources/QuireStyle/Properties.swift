@@ -15,6 +15,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case flexDirection, justifyContent, alignItems
     case borderTopLeftRadius, borderTopRightRadius, borderBottomRightRadius, borderBottomLeftRadius, boxShadow
     case backgroundRepeat, backgroundPosition, backgroundSize
+    case columnCount, columnWidth, columnGap, columnFill, columnRuleWidth, columnRuleStyle, columnRuleColor
     case content, counterReset, counterIncrement, counterSet
     // Inherited.
     case fontFamily, fontSize, fontWeight, fontStyle, fontVariantCaps, fontVariantNumeric, fontVariantLigatures
@@ -175,6 +176,15 @@ enum Properties {
         "padding-inline-start": .paddingLeft, "padding-inline-end": .paddingRight,
         "inline-size": .width, "block-size": .height, "max-inline-size": .maxWidth, "max-block-size": .maxHeight,
         "min-inline-size": .minWidth, "min-block-size": .minHeight, "border-collapse": .borderCollapse,
+        // Multi-column layout; EPUB 3 reads oeb-column-number as column-count.
+        "column-count": .columnCount, "-webkit-column-count": .columnCount, "-moz-column-count": .columnCount,
+        "-epub-column-count": .columnCount, "oeb-column-number": .columnCount,
+        "column-width": .columnWidth, "-webkit-column-width": .columnWidth, "-moz-column-width": .columnWidth,
+        "column-gap": .columnGap, "-webkit-column-gap": .columnGap, "-moz-column-gap": .columnGap,
+        "column-fill": .columnFill, "-webkit-column-fill": .columnFill, "-moz-column-fill": .columnFill,
+        "column-rule-width": .columnRuleWidth, "-webkit-column-rule-width": .columnRuleWidth,
+        "column-rule-style": .columnRuleStyle, "-webkit-column-rule-style": .columnRuleStyle,
+        "column-rule-color": .columnRuleColor, "-webkit-column-rule-color": .columnRuleColor,
     ]
 
     static let shorthandNames: Set<String> = [
@@ -183,6 +193,7 @@ enum Properties {
         "font", "font-variant", "page-break-before", "page-break-after", "page-break-inside", "overflow",
         "adobe-hyphenate", "border-spacing", "text-emphasis", "-epub-text-emphasis", "-webkit-text-emphasis", "margin-block", "margin-inline", "padding-block", "padding-inline", "inset", "inset-block", "inset-inline",
         "border-radius", "-webkit-border-radius",
+        "columns", "-webkit-columns", "-moz-columns", "column-rule", "-webkit-column-rule", "-moz-column-rule",
     ]
 
     /// Longhands a shorthand sets (for var() in shorthands and for `all`-style resets).
@@ -203,6 +214,8 @@ enum Properties {
         case "border-color": return [.borderTopColor, .borderRightColor, .borderBottomColor, .borderLeftColor]
         case "border": return longhands(of: "border-width") + longhands(of: "border-style") + longhands(of: "border-color")
         case "border-top": return [.borderTopWidth, .borderTopStyle, .borderTopColor]
+        case "columns", "-webkit-columns", "-moz-columns": return [.columnWidth, .columnCount]
+        case "column-rule", "-webkit-column-rule", "-moz-column-rule": return [.columnRuleWidth, .columnRuleStyle, .columnRuleColor]
         case "border-right": return [.borderRightWidth, .borderRightStyle, .borderRightColor]
         case "border-bottom": return [.borderBottomWidth, .borderBottomStyle, .borderBottomColor]
         case "border-left": return [.borderLeftWidth, .borderLeftStyle, .borderLeftColor]
@@ -233,9 +246,7 @@ enum Properties {
         "background-attachment", "background-blend-mode", "background-clip",
         "background-origin", "background-position-x", "background-position-y", "block-size", "border-image",
         "border-image-outset", "border-image-repeat", "border-image-slice", "border-image-source",
-        "border-image-width", "box-decoration-break", "caption-side", "caret-color", "clip", "clip-path", "color-scheme", "column-count", "column-fill",
-        "column-gap", "column-rule", "column-rule-color", "column-rule-style", "column-rule-width", "column-span",
-        "column-width", "columns", "contain", "counter-style", "cursor", "empty-cells", "filter", "flex", "flex-basis",
+        "border-image-width", "box-decoration-break", "caption-side", "caret-color", "clip", "clip-path", "color-scheme", "column-span", "contain", "counter-style", "cursor", "empty-cells", "filter", "flex", "flex-basis",
         "flex-flow", "flex-grow", "flex-shrink", "flex-wrap", "font-kerning", "font-language-override",
         "font-optical-sizing", "font-size-adjust", "font-stretch", "font-synthesis", "font-variant-alternates",
         "font-variant-east-asian", "font-variation-settings", "gap", "grid", "grid-area", "grid-auto-columns",
@@ -766,8 +777,22 @@ enum Properties {
             return length(v).map { .length($0) }
         case .paddingTop, .paddingRight, .paddingBottom, .paddingLeft:
             return single.flatMap { length($0, negative: false) }.map { .length($0) }
-        case .borderTopWidth, .borderRightWidth, .borderBottomWidth, .borderLeftWidth:
+        case .borderTopWidth, .borderRightWidth, .borderBottomWidth, .borderLeftWidth, .columnRuleWidth:
             return single.flatMap(borderWidth)
+        case .columnCount:
+            if single?.lowerIdent == "auto" { return .keyword("auto") }
+            if case .token(.number(let n, true))? = single, n >= 1 { return .integer(Int(min(n, 1000))) }
+            return nil
+        case .columnWidth, .columnGap:
+            guard let v = single else { return nil }
+            if v.lowerIdent == (id == .columnWidth ? "auto" : "normal") { return .keyword(v.lowerIdent!) }
+            return length(v, negative: false, percent: id == .columnGap).map { .length($0) }
+        case .columnFill:
+            return keyword(values, ["balance", "balance-all", "auto"])
+        case .columnRuleStyle:
+            return keyword(values, borderStyles)
+        case .columnRuleColor:
+            return single.flatMap(color)
         case .borderTopStyle, .borderRightStyle, .borderBottomStyle, .borderLeftStyle:
             return keyword(values, borderStyles)
         case .borderTopColor, .borderRightColor, .borderBottomColor, .borderLeftColor, .backgroundColor, .color:
@@ -1136,7 +1161,16 @@ enum Properties {
         case "border-color":
             guard let edges = boxEdges(values, color) else { return nil }
             return Array(zip(longhands(of: name), edges))
-        case "border", "border-top", "border-right", "border-bottom", "border-left":
+        case "columns", "-webkit-columns", "-moz-columns":
+            // A count is a bare integer, a width a length; `auto` fills whichever is left.
+            guard (1...2).contains(values.count) else { return nil }
+            var width: SpecifiedValue? = nil, count: SpecifiedValue? = nil
+            for v in values {
+                if v.lowerIdent == "auto" { continue }
+                if count == nil, let c = parseLonghand(.columnCount, [v]) { count = c } else if width == nil, let w = parseLonghand(.columnWidth, [v]) { width = w } else { return nil }
+            }
+            return [(.columnWidth, width ?? .keyword("auto")), (.columnCount, count ?? .keyword("auto"))]
+        case "border", "border-top", "border-right", "border-bottom", "border-left", "column-rule", "-webkit-column-rule", "-moz-column-rule":
             var width: SpecifiedValue? = nil, style: SpecifiedValue? = nil, colour: SpecifiedValue? = nil
             guard (1...3).contains(values.count) else { return nil }
             for v in values {

@@ -835,6 +835,56 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertFalse(try XCTUnwrap(far.pages.last.map { Self.fills($0, blue) }).isEmpty, "on the last page")
     }
 
+    /// Defect 11: multi-column layout. Columns are cut like pages (between lines), the last set is
+    /// balanced, a set before it fills the page's room, a rule is drawn down each gap, and every
+    /// character is still on exactly one page, in order.
+    func testMultiColumnLayout() throws {
+        let blue = Color(red: 0, green: 0, blue: 255)
+        let style = "p { margin: 0 } .cols { column-count: 2; column-gap: 2em; column-rule: 2px solid rgb(0,0,255) }"
+        let short = (1...6).map { "<p>Line \($0).</p>" }.joined()
+        let (layout, balanced) = try Self.chapter(style: style, body: "<div class=\"cols\">\(short)</div>")
+        let content = layout.settings.contentRect
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let width = (content.width - 2 * em) / 2
+        let page = try XCTUnwrap(balanced.pages.first)
+        XCTAssertEqual(balanced.pages.count, 1)
+        let leftColumn = page.lines.filter { $0.rect.x < content.x + width }, rightColumn = page.lines.filter { $0.rect.x >= content.x + width + em }
+        XCTAssertEqual(leftColumn.count, 3, "balanced: three lines a column")
+        XCTAssertEqual(rightColumn.count, 3)
+        XCTAssertEqual(try XCTUnwrap(rightColumn.first).rect.x, content.x + width + 2 * em, accuracy: 0.5)
+        XCTAssertEqual(try XCTUnwrap(rightColumn.first).rect.y, try XCTUnwrap(leftColumn.first).rect.y, accuracy: 0.5, "side by side")
+        XCTAssertLessThan(try XCTUnwrap(leftColumn.first).start, try XCTUnwrap(rightColumn.first).start, "the left column first")
+        let rules = page.items.compactMap { item -> Point? in
+            if case .stroke(let from, let to, _, let color, _) = item, color == blue, from.x == to.x { return from } else { return nil }
+        }
+        XCTAssertEqual(rules.count, 1)
+        XCTAssertEqual(try XCTUnwrap(rules.first).x, content.x + width + em, accuracy: 0.5, "down the middle of the gap")
+        // One column is the plain layout.
+        let (_, single) = try Self.chapter(style: style.replacingOccurrences(of: "column-count: 2", with: "column-count: 1"), body: "<div class=\"cols\">\(short)</div>")
+        XCTAssertEqual(Set(try XCTUnwrap(single.pages.first).lines.map(\.rect.x)).count, 1)
+
+        // A long run: the first page's set fills the room under the heading, every page has two
+        // columns, and the pages partition the text.
+        let long = (1...400).map { "<p>Paragraph \($0) of the columns.</p>" }.joined()
+        let (_, paged) = try Self.chapter(style: style, body: "<h1>Heading</h1><div class=\"cols\">\(long)</div>")
+        XCTAssertGreaterThan(paged.pages.count, 2)
+        for (index, page) in paged.pages.enumerated() {
+            XCTAssertTrue(page.lines.contains { $0.rect.x >= content.x + width + em }, "page \(index) has a right column")
+            XCTAssertTrue(page.lines.allSatisfy { $0.rect.maxY <= content.maxY + 0.5 }, "page \(index) stays in its content box")
+            if index > 0 { XCTAssertGreaterThan(page.start, paged.pages[index - 1].start) }
+        }
+        let firstPage = try XCTUnwrap(paged.pages.first)
+        XCTAssertEqual(firstPage.lines.map(\.rect.maxY).max() ?? 0, content.maxY, accuracy: 2 * em, "the first set fills the page under the heading")
+        let lines = paged.pages.flatMap { page in page.lines.filter { $0.start >= page.start && $0.start < page.end } }
+        XCTAssertEqual(lines.count, paged.pages.flatMap(\.lines).count, "each line on the page that holds its text")
+        XCTAssertEqual(lines.map(\.start), lines.map(\.start).sorted(), "in reading order")
+
+        // column-width: as many columns of at least that width as fit.
+        let (_, byWidth) = try Self.chapter(style: "p { margin: 0 } .cols { column-width: 8em; column-gap: 1em }", body: "<div class=\"cols\">\(short)</div>")
+        let expected = Int((content.width + em) / (9 * em))
+        XCTAssertEqual(Set(try XCTUnwrap(byWidth.pages.first).lines.map(\.rect.x)).count, min(expected, 6))
+    }
+
     /// The W3C fixed-layout ICB test: two absolutely positioned boxes and the text; the red one
     /// reaches past the 900×600 viewport and is clipped to it. Pixel checks: within 40 levels.
     func testFixedLayoutViewportClipsPositionedBoxes() throws {

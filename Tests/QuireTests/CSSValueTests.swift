@@ -314,4 +314,27 @@ final class CSSValueTests: XCTestCase {
         XCTAssertFalse(Properties.honoured(.position, parse("position", "sticky")![0].1))
         XCTAssertNil(parse("z-index", "1.5"))
     }
+
+    func testColumnProperties() throws {
+        let doc = try StyledDocument(
+            css: "#a { columns: 12em 3; column-gap: 5%; -webkit-column-rule: thin dotted red; column-fill: auto } #b { oeb-column-number: 2 } #c { -moz-columns: 4 }",
+            body: "<div id='a'>a</div><div id='b'>b</div><div id='c'>c</div><p id='d'>d</p>", environment: StyleEnvironment(viewportWidth: 500, viewportHeight: 1000))
+        let a = doc.style("a")
+        XCTAssertEqual(a.columnWidth, 192)
+        XCTAssertEqual(a.columnCount, 3)
+        XCTAssertEqual(a.columnGap, .percent(5))
+        XCTAssertEqual(a.columnRuleStyle, .dotted)
+        XCTAssertEqual(a.columnRuleWidth, 1)
+        XCTAssertEqual(a.columnRuleColor, Color(red: 255, green: 0, blue: 0))
+        XCTAssertFalse(a.columnBalance)
+        XCTAssertEqual(doc.style("b").columnCount, 2, "EPUB's alias")
+        XCTAssertEqual(doc.style("c").columnCount, 4)
+        XCTAssertNil(doc.style("c").columnWidth)
+        XCTAssertFalse(doc.style("d").isMultiColumn)
+        func parse(_ name: String, _ text: String) -> [(PropertyID, SpecifiedValue)]? { Properties.parse(name, ComponentParser.parse(text).0.significant) }
+        XCTAssertNil(parse("column-count", "0"))
+        XCTAssertNil(parse("column-width", "-1em"))
+        XCTAssertNil(parse("columns", "2 3"))
+        XCTAssertNotNil(parse("columns", "auto"))
+    }
 }
