@@ -56,8 +56,15 @@ extension BlockLayout {
         var placements: [(top: Double, dx: Double, dy: Double)] = []
         var first = 0
         while first < inner.slices.count {
-            let rest = Array(inner.slices[first...])
-            let cuts = columnCuts(rest, count: geometry.count, room: paged ? room : .infinity, balance: style.columnBalance || !paged)
+            // Only what `count` columns of this room could hold is cut (so a long run costs each
+            // set its own slices, not all that follow).
+            let natural = Paginator.top(of: inner.slices[first], pageHeight: .infinity)
+            let reach = paged ? Double(geometry.count) * room : .infinity
+            var end = first + 1
+            while end < inner.slices.count, inner.slices[end].top - natural < reach { end += 1 }
+            let rest = Array(inner.slices[first..<end])
+            let balance = end == inner.slices.count && (style.columnBalance || !paged)
+            let cuts = columnCuts(rest, count: geometry.count, room: paged ? room : .infinity, balance: balance)
             let height = cuts.map { $0.bottom - $0.top }.max() ?? 0
             let start = rest[cuts[0].slices.lowerBound...cuts[cuts.count - 1].slices.upperBound].first { $0.start != Flow.textAfter }?.start ?? Flow.textAfter
             let set = flow.addSlice(height: height, start: start)
