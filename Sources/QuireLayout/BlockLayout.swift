@@ -685,16 +685,29 @@ struct BlockLayout {
     func columnExtents(_ table: TableNode, columns: Int, available: Double) -> (minimum: [Double], maximum: [Double]) {
         var minimum = [Double](repeating: 0, count: columns)
         var maximum = [Double](repeating: 0, count: columns)
+        // A width given to a cell or its `<col>` (percentages of the table's) is the column's
+        // width, unless its content's longest word needs more (CSS 2.1 §17.5.2.2).
+        var fixed = [Double](repeating: 0, count: columns)
+        let basis = available / scale
+        for (column, width) in table.columnWidths.prefix(columns).enumerated() {
+            if let width { fixed[column] = px(width.resolve(against: basis)) }
+        }
         for row in table.rows {
             for (column, cell) in row.enumerated() where column < columns {
-                let basis = available / scale
                 let horizontal = px(cell.style.padding.left.resolve(against: basis) + cell.style.padding.right.resolve(against: basis))
                     + px(cell.style.borderWidth.left + cell.style.borderWidth.right)
                     + px((cell.style.margin.left.resolve(against: basis) ?? 0) + (cell.style.margin.right.resolve(against: basis) ?? 0))
                 let widths = contentWidths(cell.children)
                 minimum[column] = max(minimum[column], widths.min + horizontal)
                 maximum[column] = max(maximum[column], widths.max + horizontal)
+                if let specified = cell.style.width.resolve(against: basis).map(px) {
+                    fixed[column] = max(fixed[column], specified + (cell.style.boxSizing == .borderBox ? 0 : horizontal))
+                }
             }
+        }
+        for column in 0..<columns where fixed[column] > 0 {
+            minimum[column] = max(minimum[column], min(fixed[column], available))
+            maximum[column] = minimum[column]
         }
         return (minimum, maximum)
     }
@@ -741,9 +754,18 @@ struct BlockLayout {
     }
 
     /// Tables: automatic column widths; each row is one unbreakable slice.
-    func layoutTable(_ table: TableNode, left outerLeft: Double, width outerWidth: Double, flow: Flow) {
+    func layoutTable(_ table: TableNode, left containingLeft: Double, width containingWidth: Double, flow: Flow) {
         let style = table.style
-        flow.collapseMargin(px(style.margin.top.resolve(against: outerWidth / scale) ?? 0))
+        // The table's box: its fixed side margins, and its `width` (its border box, as browsers
+        // size tables) where that is less than the room.
+        let basis = containingWidth / scale
+        let fixedLeft = style.margin.left.resolve(against: basis).map(px)
+        let fixedRight = style.margin.right.resolve(against: basis).map(px)
+        var outerLeft = containingLeft + (fixedLeft ?? 0)
+        var outerWidth = max(px(8), containingWidth - (fixedLeft ?? 0) - (fixedRight ?? 0))
+        let room = outerWidth
+        if let specified = style.width.resolve(against: basis).map(px), specified < outerWidth { outerWidth = max(px(8), specified) }
+        flow.collapseMargin(px(style.margin.top.resolve(against: basis) ?? 0))
         layoutChildren(table.caption, left: outerLeft, width: outerWidth, flow: flow, listMarker: nil)
         // The table's own border and background, around its rows (the caption is outside).
         let border = borderEdges(style)
@@ -760,11 +782,14 @@ struct BlockLayout {
         let collapse = style.borderCollapse
         let spacing = collapse ? (h: 0.0, v: 0.0) : (h: px(style.borderSpacingHorizontal), v: px(style.borderSpacingVertical))
         let rows = collapse ? Self.collapsedBorders(table.rows, tableBorder: border) : table.rows
-        let left = outerLeft + border.left + spacing.h
         let width = max(outerWidth - border.left - border.right - Double(columns + 1) * spacing.h, px(8))
         var spaced = table
         spaced.rows = rows
         let (widths, squeezed) = columnWidths(spaced, columns: columns, available: width)
+        // Auto side margins centre a table narrower than its room, or put it at the end.
+        let natural = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + border.left + border.right)
+        if fixedLeft == nil { outerLeft += fixedRight == nil ? (room - natural) / 2 : room - natural }
+        let left = outerLeft + border.left + spacing.h
         // Columns narrower than their longest words: those words break, rather than spill into
         // the next cell or off the page.
         let breaking = inline.breaksOverlongWords
@@ -827,7 +852,7 @@ struct BlockLayout {
             if !style.backgroundColor.isTransparent { flow.spanning.append((tableTop, tableBottom, .fill(rect, style.backgroundColor))) }
             drawBorders(style, border: border, rect: rect, flow: flow)
         }
-        flow.collapseMargin(px(style.margin.bottom.resolve(against: outerWidth / scale) ?? 0))
+        flow.collapseMargin(px(style.margin.bottom.resolve(against: basis) ?? 0))
     }
 
     /// `border-collapse: collapse`: where two cells meet, the wider of their two borders is kept on
@@ -875,6 +900,9 @@ struct BlockLayout {
     /// (to fill its row).
     func layoutCell(_ cell: BlockNode, width: Double, above: Double, below: Double) -> Flow {
         var cell = cell
+        // The cell's width went into its column's: the cell fills the column.
+        cell.style.width = .auto
+        cell.style.maxWidth = nil
         if above > 0 || below > 0 {
             let basis = width / scale
             cell.style.padding.top = .px(cell.style.padding.top.resolve(against: basis) + above / scale)

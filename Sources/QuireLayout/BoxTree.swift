@@ -47,6 +47,8 @@ struct TableNode {
     /// How many of the first rows are the table's header (its first `thead`), repeated atop
     /// each page the table continues on.
     var headerRows = 0
+    /// The widths `<col>` and `<colgroup>` give the columns, in order (nil where they give none).
+    var columnWidths: [Length?] = []
 }
 
 /// An image or other replaced element. Sizes are CSS px; nil means unknown until measured.
@@ -525,6 +527,17 @@ struct BoxTreeBuilder {
         var footer: [[BlockNode]]?
         /// The background of the row group being collected: rows and groups paint behind their cells.
         var groupBackground = Color.transparent
+        /// A `col` (or a `colgroup` without any) stands for `span` columns of its width.
+        func collectColumns(_ element: XMLElement, _ style: ComputedStyle) {
+            let columns = element.elementChildren.filter { styles.style(of: $0.id).style.display == .tableColumn }
+            if style.display == .tableColumnGroup, !columns.isEmpty {
+                for column in columns { collectColumns(column, styles.style(of: column.id).style) }
+                return
+            }
+            let span = max(1, min(1000, Int(element.attribute("span")?.trimmingWhitespace() ?? "") ?? 1))
+            let width: Length? = { if case .length(let length) = style.width { return length } else { return nil } }()
+            if table.columnWidths.count < 1000 { table.columnWidths += Array(repeating: width, count: span) }
+        }
         func collectRows(_ parent: XMLElement) {
             for child in parent.elementChildren {
                 let childStyle = styles.style(of: child.id)
@@ -545,7 +558,7 @@ struct BoxTreeBuilder {
                 case .tableCaption:
                     table.caption.append(.block(buildBlock(child, childStyle)))
                 case .tableColumn, .tableColumnGroup:
-                    continue
+                    collectColumns(child, childStyle.style)
                 case .tableHeaderGroup where header == nil, .tableFooterGroup where footer == nil:
                     let body = table.rows
                     table.rows = []

@@ -236,6 +236,11 @@ final class Cascade {
                     add(.direction, .keyword(value))
                     add(.unicodeBidi, .keyword("isolate"))
                 }
+            case "align" where localName == "table":
+                // HTML's rendering rules place a centred table by auto margins (and float one set
+                // right, which is drawn here at the right without text beside it); its text stays.
+                if value == "center" || value == "right" { add(.marginLeft, .keyword("auto")) }
+                if value == "center" { add(.marginRight, .keyword("auto")) }
             case "align":
                 guard ["p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "tr", "caption", "center", "section"].contains(localName)
                 else { continue }

@@ -562,6 +562,34 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertEqual(colours, [0xCC, 0xFF, 0xEE, 0xEE], "row, the cell's own, then the group's")
     }
 
+    /// Table sizes a browser honours: a cell's `width` and a `<col>`'s are their column's width
+    /// (unless a word needs more), a table's `width` is its border box, and auto side margins
+    /// (or `align="center"`) centre a table narrower than its room.
+    func testTableAndCellWidthsAndCentring() throws {
+        let red = Color(red: 255, green: 0, blue: 0)
+        let long = String(repeating: "words that need the rest of the line ", count: 6)
+        let style = "table { border-spacing: 0 } td { padding: 0 } td.a { background: rgb(255,0,0) }"
+        let (layout, chapter) = try Self.chapter(style: style + " td.a { width: 30% }", body: "<table><tr><td class=\"a\">x</td><td>\(long)</td></tr></table>")
+        let content = layout.settings.contentRect
+        let cell = try XCTUnwrap(Self.fills(chapter.pages[0], red).first).rect
+        XCTAssertEqual(cell.width, content.width * 0.3, accuracy: 1, "width: 30% of the table's")
+        let (_, byColumn) = try Self.chapter(style: style, body: "<table><col width=\"40%\"/><col/><tr><td class=\"a\">x</td><td>\(long)</td></tr></table>")
+        XCTAssertEqual(try XCTUnwrap(Self.fills(byColumn.pages[0], red).first).rect.width, content.width * 0.4, accuracy: 1, "<col width>")
+        let (_, unsized) = try Self.chapter(style: style, body: "<table><tr><td class=\"a\">x</td><td>\(long)</td></tr></table>")
+        XCTAssertLessThan(try XCTUnwrap(Self.fills(unsized.pages[0], red).first).rect.width, content.width * 0.1, "content-sized without")
+
+        let grey = Color(red: 128, green: 128, blue: 128)
+        let box = "table { background: rgb(128,128,128); border-spacing: 0 } td { padding: 0 }"
+        let (_, narrow) = try Self.chapter(style: box + " table { width: 50%; margin: 0 auto }", body: "<table><tr><td>short</td></tr></table>")
+        let table = try XCTUnwrap(Self.fills(narrow.pages[0], grey).first).rect
+        XCTAssertEqual(table.width, content.width / 2, accuracy: 1, "width: 50%")
+        XCTAssertEqual(table.midX, content.midX, accuracy: 1, "centred by its auto margins")
+        let (_, aligned) = try Self.chapter(style: box, body: "<table align=\"center\"><tr><td>short</td></tr></table>")
+        XCTAssertEqual(try XCTUnwrap(Self.fills(aligned.pages[0], grey).first).rect.midX, content.midX, accuracy: 1, "align=center")
+        let (_, plain) = try Self.chapter(style: box, body: "<table><tr><td>short</td></tr></table>")
+        XCTAssertEqual(try XCTUnwrap(Self.fills(plain.pages[0], grey).first).rect.x, content.x, accuracy: 0.5, "at the start otherwise")
+    }
+
     /// Defect 10 (in part): CSS gradients as backgrounds are drawn (linear at an angle or to a
     /// side or corner, radial, repeating), stop positions resolved as CSS Images 3 says.
     func testGradientBackgroundsAreDrawn() throws {
