@@ -101,6 +101,7 @@ public enum ImageDecoder {
             if let error { g_error_free(error) }
             return QuireError.invalidImage("SVG: \(what): \(reason)")
         }
+        let bytes = SVGPatterns.startAligned(bytes)
         guard let handle = bytes.withUnsafeBufferPointer({ rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) })
         else { throw failure("cannot parse") }
         defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
