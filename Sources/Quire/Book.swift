@@ -2,6 +2,7 @@ import QuireContainer
 import QuireCore
 import QuireDocument
 import QuireImages
+import QuireLayout
 import QuirePDF
 import QuirePositions
 import QuireStyle
@@ -151,14 +152,27 @@ public final class Book: Sendable {
     public func cssReport() throws -> CSSReport {
         guard let container else { throw QuireError.unsupported("a PDF has no CSS") }
         let publication = container.publication
-        var documents: [(tree: XMLTree, path: String)] = []
+        var documents: [ContentDocument] = []
         for spineItem in publication.spine {
             guard let item = publication.item(for: spineItem), item.mediaType.contains("html") || item.mediaType.contains("xml"),
                 let document = try? ContentDocument.read(item, from: container)
             else { continue }
-            documents.append((document.tree, document.path))
+            documents.append(document)
         }
-        return CSSReport.build(documents: documents, loadResource: { try? container.read(path: $0) })
+        let load: (String) -> [UInt8]? = { try? container.read(path: $0) }
+        var report = CSSReport.build(documents: documents.map { ($0.tree, $0.path) }, loadResource: load)
+        // A declaration counts as applied only where layout honours it on every element it
+        // reaches: those reaching a box that does not draw what they ask move to unsupported.
+        var undrawn: Set<WrittenDeclaration> = []
+        let engine = StyleEngine()
+        for document in documents {
+            let styles = engine.computeStylesForReport(document: document.tree, documentPath: document.path, environment: StyleEnvironment(), loadResource: load)
+            for (node, feature) in UndrawnStyles.elements(document: document, styles: styles) {
+                undrawn.formUnion(styles.declarations(asking: feature, at: node))
+            }
+        }
+        report.reclassify(undrawn)
+        return report
     }
 
     /// The text position an EPUB CFI names (for any geometry: positions don't depend on layout).

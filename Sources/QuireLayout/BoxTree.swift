@@ -197,6 +197,9 @@ struct BoxTreeBuilder {
     private(set) var styleTable: [ComputedStyle] = []
     private var styleIndex: [ComputedStyle: Int] = [:]
     private(set) var imageCount = 0
+    /// For the CSS report: the elements whose style asks for something their box does not draw.
+    var recordsUnhonoured = false
+    private(set) var unhonoured: [(node: NodeID, feature: UnhonouredFeature)] = []
 
     init(document: ContentDocument, styles: DocumentStyles) {
         self.document = document
@@ -387,6 +390,10 @@ struct BoxTreeBuilder {
                 || name == "object" || name == "canvas" && childElement.elementChildren.isEmpty
             {
                 let box = replacedBox(childElement, style)
+                if recordsUnhonoured {
+                    for feature in UnhonouredFeature.undrawnDecorations(style, table: false) { unhonoured.append((child, feature)) }
+                    if style.float == .none, style.position == .relative, Self.hasOffsets(style) { unhonoured.append((child, .offsets)) }
+                }
                 if style.float != .none || style.position == .absolute || style.position == .fixed {
                     // Floats leave the line: they go into the flow ahead of the paragraph around them.
                     context.pendingFloats.append(.replaced(box))
@@ -409,6 +416,10 @@ struct BoxTreeBuilder {
             }
             switch style.display {
             case .table, .inlineTable:
+                if recordsUnhonoured {
+                    for feature in UnhonouredFeature.undrawnDecorations(style, table: true) { unhonoured.append((child, feature)) }
+                    if style.position == .relative, Self.hasOffsets(style) { unhonoured.append((child, .offsets)) }
+                }
                 context.flushParagraph(endOffset: nil)
                 context.flow.append(.table(buildTable(childElement, style)))
             case .ruby:
@@ -426,6 +437,7 @@ struct BoxTreeBuilder {
                 // The box is recorded where it opens (outer boxes paint first) and closed after its
                 // content, if that content stayed in one paragraph.
                 var box: (paragraph: Paragraph, index: Int)?
+                if recordsUnhonoured, style.display != .contents { recordUnhonouredInline(child, style) }
                 if style.display != .contents, style.display != .rubyText, InlineBox.matters(style) {
                     let paragraph = context.currentParagraph(offset: document.textOffset(atElement: childElement.id))
                     paragraph.inlineBoxes.append(InlineBox(range: paragraph.text.count..<paragraph.text.count, style: intern(style)))
@@ -447,6 +459,27 @@ struct BoxTreeBuilder {
                 context.flow.append(.block(buildBlock(childElement, elementStyle)))
                 context.lastWasSpace = true
             }
+        }
+    }
+
+    /// What an inline box (or an inline-block in running text) leaves undrawn: image layers,
+    /// relative offsets, and an inline-block's size.
+    private mutating func recordUnhonouredInline(_ node: NodeID, _ style: ComputedStyle) {
+        if style.backgroundGradient != nil || style.backgroundImageURLs.contains(where: { $0 != nil }) { unhonoured.append((node, .backgroundImage)) }
+        if style.position == .relative, Self.hasOffsets(style) { unhonoured.append((node, .offsets)) }
+        guard style.display == .inlineBlock || style.display == .inlineFlex || style.display == .inlineGrid else { return }
+        let sized: Bool = {
+            if case .length = style.width { return true }
+            if case .length = style.height { return true }
+            return style.minWidth.resolve(against: 100) > 0 || style.minHeight.resolve(against: 100) > 0 || style.maxWidth != nil || style.maxHeight != nil
+        }()
+        if sized { unhonoured.append((node, .size)) }
+    }
+
+    /// Whether a relatively positioned box would move.
+    static func hasOffsets(_ style: ComputedStyle) -> Bool {
+        [style.offsets.top, style.offsets.right, style.offsets.bottom, style.offsets.left].contains {
+            if case .length(let length) = $0 { return length.resolve(against: 100) != 0 } else { return false }
         }
     }
 
@@ -806,4 +839,15 @@ struct BoxTreeBuilder {
         for (offset, full) in extensions.enumerated() { table[0x31F0 + UInt16(offset)] = full }
         return table
     }()
+}
+
+/// For the CSS report: which elements' styles ask for something their boxes do not draw (an
+/// image layer on an inline box, an image's border), as the box tree is built for layout.
+public enum UndrawnStyles {
+    public static func elements(document: ContentDocument, styles: DocumentStyles) -> [(node: NodeID, feature: UnhonouredFeature)] {
+        var builder = BoxTreeBuilder(document: document, styles: styles)
+        builder.recordsUnhonoured = true
+        _ = builder.build()
+        return builder.unhonoured
+    }
 }

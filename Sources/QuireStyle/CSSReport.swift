@@ -5,7 +5,9 @@ import QuireXML
 /// blocks and `style` attributes counted as applied, unsupported (valid, ignored) or invalid.
 /// Each distinct piece of CSS counts once per book, however often it is used: a sheet linked by
 /// every chapter, a `<style>` block repeated in each, and a `style` attribute repeated on
-/// thousands of elements are each one source. The report measures the CSS written, not its reach.
+/// thousands of elements are each one source. The report measures the CSS written, not its reach;
+/// `Book.cssReport` then counts as unsupported what reaches an element layout does not draw it on.
+/// Style attributes on SVG elements are librsvg's and are not counted.
 public struct CSSReport: Sendable {
     public struct Counts: Sendable, Hashable {
         public var applied = 0
@@ -36,14 +38,17 @@ public struct CSSReport: Sendable {
                     document: tree, documentPath: path, environment: environment, loadResource: load, warnings: &warnings,
                     mediaDiffers: &mediaDiffers)
                 {
-                    let key = sheetPath == path ? "<style>#\(StyleEngine.fnv1a(bytes))" : sheetPath
+                    let key = StyleEngine.reportKey(bytes: bytes, path: sheetPath, documentPath: path)
                     guard seenSheets.insert(key).inserted else { continue }
                     var compiler = SheetCompiler(environment: environment, loadResource: load, counting: true)
                     compiler.compile(bytes: bytes, path: sheetPath)
                     merge(compiler.counts, into: &counts)
                 }
                 for index in 0..<Int32(tree.nodeCount) {
-                    guard let style = tree.element(NodeID(index))?.attribute("style"), seenAttributes.insert(style).inserted else { continue }
+                    // SVG elements' style attributes (fill, stroke…) are librsvg's to draw, not this engine's.
+                    guard let element = tree.element(NodeID(index)), element.namespace != Namespace.svg,
+                        let style = element.attribute("style"), seenAttributes.insert(style).inserted
+                    else { continue }
                     var local: DeclarationCounts? = DeclarationCounts()
                     _ = SheetCompiler.declarationBlock(ComponentParser.parse(style).0, counts: &local)
                     merge(local, into: &counts)
@@ -68,6 +73,19 @@ public struct CSSReport: Sendable {
             current.unsupported += entry.unsupported
             current.invalid += entry.invalid
             counts.byProperty[name] = current
+        }
+    }
+
+    /// Counts declarations the report took as applied, but that reach an element layout does
+    /// not honour them on, as unsupported (each once, however many elements it reaches).
+    public mutating func reclassify(_ declarations: Set<WrittenDeclaration>) {
+        for declaration in declarations {
+            guard var counts = properties[declaration.property], counts.applied > 0 else { continue }
+            counts.applied -= 1
+            counts.unsupported += 1
+            properties[declaration.property] = counts
+            applied -= 1
+            unsupported += 1
         }
     }
 

@@ -67,6 +67,15 @@ struct FullStyle: Hashable {
     }
 }
 
+/// Where a winning declaration was written: a block of the rule index (or a style attribute)
+/// and the declaration's place in it.
+struct WinnerSource: Hashable, Sendable {
+    static let styleAttribute: Int32 = -1
+    var block: Int32
+    var declaration: Int32
+    var styleAttribute: String? = nil
+}
+
 struct IndexedRule: Sendable {
     var selector: ComplexSelector
     var block: Int32
@@ -108,13 +117,21 @@ struct RuleIndex: Sendable {
     /// Attribute names whose values rules test on ancestors (see `AncestorFilter`).
     var ancestorAttributes: Set<String> = []
 
+    /// Which of the sheets each block came from, where each sheet's blocks begin, and its origin.
+    var blockSheets: [Int32] = []
+    var sheetBlockBases: [Int32] = []
+    var sheetOrigins: [Origin] = []
+
     init(sheets: [(StyleSheet, Origin)]) {
         // Global cascade order: origin, then specificity, then source order; rule ids follow it.
         var all: [(UInt64, IndexedRule)] = []
         var order: UInt64 = 0
-        for (sheet, origin) in sheets {
+        for (ordinal, (sheet, origin)) in sheets.enumerated() {
             let blockBase = Int32(blocks.count)
             blocks += sheet.blocks
+            blockSheets += Array(repeating: Int32(ordinal), count: sheet.blocks.count)
+            sheetBlockBases.append(blockBase)
+            sheetOrigins.append(origin)
             for rule in sheet.rules {
                 let key = UInt64(origin.rawValue) << 60 | UInt64(rule.selector.specificity) << 30 | order
                 order += 1
@@ -156,6 +173,13 @@ final class Cascade {
     var fullIndex: [FullStyle: Int32] = [:]
     var cache: [CascadeKey: CascadeResult] = [:]
     var styleAttributeBlocks: [String: DeclarationBlock] = [:]
+    /// For the CSS report: where each longhand's winning declaration was written (nil when not
+    /// recording), and per element the winners of the properties layout may leave unhonoured.
+    var winnerSources: [WinnerSource?]? = nil
+    var recordedSources: [Int32: [PropertyID: WinnerSource]] = [:]
+    var countsStyleAttributes = false
+    /// The CSS report's key for each sheet of the index (nil for sheets it does not count).
+    var sheetReportKeys: [String?] = []
     let fontScale: Double
     var rootFontSize: Double
     static let initialFull = FullStyle()
@@ -296,9 +320,11 @@ final class Cascade {
         winners: inout [DeclValue?], custom: inout [String: [CV]]
     ) -> Bool {
         var any = false
-        func applyBlock(_ block: DeclarationBlock, important: Bool) {
-            for decl in block.declarations where decl.important == important {
+        let recording = winnerSources != nil
+        func applyBlock(_ block: DeclarationBlock, important: Bool, id: Int32) {
+            for (index, decl) in block.declarations.enumerated() where decl.important == important {
                 winners[decl.property.rawValue] = decl.value
+                if recording { winnerSources![decl.property.rawValue] = WinnerSource(block: id, declaration: Int32(index)) }
                 any = true
             }
             for decl in block.custom where decl.important == important {
@@ -312,21 +338,28 @@ final class Cascade {
         for id in relevant {
             let rule = self.index.rules[Int(id)]
             if rule.origin == .author && !hintsDone {
-                for decl in hints { winners[decl.property.rawValue] = decl.value }
+                applyHints()
                 hintsDone = true
             }
             let block = self.index.blocks[Int(rule.block)]
-            if block.hasNormal { applyBlock(block, important: false) }
+            if block.hasNormal { applyBlock(block, important: false, id: rule.block) }
         }
-        if !hintsDone { for decl in hints { winners[decl.property.rawValue] = decl.value } }
-        if let styleBlock, styleBlock.hasNormal { applyBlock(styleBlock, important: false) }
+        func applyHints() {
+            for decl in hints {
+                winners[decl.property.rawValue] = decl.value
+                if recording { winnerSources![decl.property.rawValue] = nil }
+            }
+        }
+        if !hintsDone { applyHints() }
+        if let styleBlock, styleBlock.hasNormal { applyBlock(styleBlock, important: false, id: WinnerSource.styleAttribute) }
         // Important declarations: author (style attribute last), then user, then UA.
         for origin in [Origin.author, .user, .userAgent] {
             for id in relevant where self.index.rules[Int(id)].origin == origin {
-                let block = self.index.blocks[Int(self.index.rules[Int(id)].block)]
-                if block.hasImportant { applyBlock(block, important: true) }
+                let rule = self.index.rules[Int(id)]
+                let block = self.index.blocks[Int(rule.block)]
+                if block.hasImportant { applyBlock(block, important: true, id: rule.block) }
             }
-            if origin == .author, let styleBlock, styleBlock.hasImportant { applyBlock(styleBlock, important: true) }
+            if origin == .author, let styleBlock, styleBlock.hasImportant { applyBlock(styleBlock, important: true, id: WinnerSource.styleAttribute) }
         }
         return any || !relevant.isEmpty
     }
@@ -884,6 +917,55 @@ final class Cascade {
         return TextEmphasis(mark: open ? pair.1 : pair.0, color: color)
     }
 
+    // MARK: Declaration sources (the CSS report)
+
+    /// Keeps, for one element, where the winning declarations of `PropertyID.reportedPerElement`
+    /// were written: author sheets and style attributes only.
+    private func recordSources(element: Int32, matched: [Int32], hints: [Decl], styleText: String?) {
+        for k in winnerSources!.indices { winnerSources![k] = nil }
+        var scratch = [DeclValue?](repeating: nil, count: PropertyID.allCases.count)
+        var custom: [String: [CV]] = [:]
+        _ = cascade(rules: matched, pseudo: nil, hints: hints, styleBlock: styleText.flatMap { styleAttributeBlocks[$0] }, winners: &scratch, custom: &custom)
+        var found: [PropertyID: WinnerSource] = [:]
+        for property in PropertyID.reportedPerElement {
+            guard var source = winnerSources![property.rawValue] else { continue }
+            if source.block == WinnerSource.styleAttribute {
+                guard let styleText else { continue }
+                source.styleAttribute = styleText
+            } else if index.sheetOrigins[Int(index.blockSheets[Int(source.block)])] != .author {
+                continue
+            }
+            found[property] = source
+        }
+        if !found.isEmpty { recordedSources[element] = found }
+    }
+
+    /// The recorded winners as the declarations written in the book.
+    func writtenDeclarations() -> [Int32: [PropertyID: WrittenDeclaration]] {
+        var result: [Int32: [PropertyID: WrittenDeclaration]] = [:]
+        for (element, sources) in recordedSources {
+            var found: [PropertyID: WrittenDeclaration] = [:]
+            for (property, source) in sources {
+                let block: DeclarationBlock
+                let key: String
+                let local: Int
+                if let text = source.styleAttribute {
+                    guard let attributeBlock = styleAttributeBlocks[text] else { continue }
+                    (block, key, local) = (attributeBlock, "style=" + text, 0)
+                } else {
+                    let sheet = Int(index.blockSheets[Int(source.block)])
+                    guard sheet < sheetReportKeys.count, let sheetKey = sheetReportKeys[sheet] else { continue }
+                    (block, key, local) = (index.blocks[Int(source.block)], sheetKey, Int(source.block - index.sheetBlockBases[sheet]))
+                }
+                let at = Int(source.declaration)
+                guard at < block.writtenIndices.count, block.writtenIndices[at] >= 0 else { continue }
+                found[property] = WrittenDeclaration(source: key, block: local, index: Int(block.writtenIndices[at]), property: block.writtenNames[at])
+            }
+            if !found.isEmpty { result[element] = found }
+        }
+        return result
+    }
+
     // MARK: The document walk
 
     func run(fontFaces: [FontFaceRule], warnings: [Warning], pageRule: PageRule?) -> DocumentStyles {
@@ -936,7 +1018,7 @@ final class Cascade {
                     if let block = styleAttributeBlocks[styleText] {
                         styleBlock = block
                     } else {
-                        var noCounts: DeclarationCounts? = nil
+                        var noCounts: DeclarationCounts? = countsStyleAttributes ? DeclarationCounts() : nil
                         let block = SheetCompiler.declarationBlock(ComponentParser.parse(styleText).0, counts: &noCounts)
                         styleAttributeBlocks[styleText] = block
                         styleBlock = block
@@ -970,6 +1052,7 @@ final class Cascade {
                 cache[key] = r
                 result = r
             }
+            if winnerSources != nil { recordSources(element: e, matched: matched, hints: hintList, styleText: styleText) }
             nodeFull[index] = result.full
             let full = fullStyles[Int(result.full)]
             // Counters and generated content, in document order.
@@ -1002,9 +1085,11 @@ final class Cascade {
             }
             nodeStyle[index] = fullToComputed[f]
         }
-        return DocumentStyles(
+        var styles = DocumentStyles(
             computed: computed, nodeStyle: nodeStyle, extras: extras, fontFaces: fontFaces, warnings: warnings,
             pageRule: pageRule)
+        if winnerSources != nil { styles.writtenDeclarations = writtenDeclarations() }
+        return styles
     }
 }
 

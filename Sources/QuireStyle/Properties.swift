@@ -111,6 +111,11 @@ struct DeclarationBlock: Hashable, Sendable {
     var custom: [CustomDecl] = []
     var hasImportant = false
     var hasNormal = false
+    /// For the CSS report only (empty otherwise): for each of `declarations`, the index of the
+    /// written declaration it came from in its block (-1 when the report does not count that one
+    /// applied), and that declaration's property name.
+    var writtenIndices: [Int32] = []
+    var writtenNames: [String] = []
 }
 
 struct CustomDecl: Hashable, Sendable {

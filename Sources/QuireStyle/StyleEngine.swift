@@ -90,6 +90,16 @@ public struct DocumentStyles: Sendable {
     /// document has no inline SVG, or its CSS is over `maxSVGStyleSheet` bytes).
     public internal(set) var svgStyleSheet: String? = nil
     static let maxSVGStyleSheet = 64 << 10
+    /// For the CSS report: per element, where the winners of the properties
+    /// `UnhonouredFeature` covers were written (`StyleEngine.computeStylesForReport`).
+    var writtenDeclarations: [Int32: [PropertyID: WrittenDeclaration]] = [:]
+
+    /// The declarations, as written, that ask `node` for `feature` (none for what the
+    /// user-agent sheet or presentational hints ask).
+    public func declarations(asking feature: UnhonouredFeature, at node: NodeID) -> [WrittenDeclaration] {
+        guard let written = writtenDeclarations[node.index] else { return [] }
+        return feature.properties.compactMap { written[$0] }
+    }
 
     public func style(of element: NodeID) -> ElementStyle {
         let index = Int(element.index)
@@ -195,6 +205,22 @@ public final class StyleEngine: Sendable {
     public func computeStyles(
         document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?
     ) -> DocumentStyles {
+        computeStyles(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, forReport: false)
+    }
+
+    /// Styles as the CSS report sees them: sheets compiled afresh with their declarations' places
+    /// kept, and for each element where the winners of `UnhonouredFeature`'s properties were
+    /// written (`DocumentStyles.declarations(asking:at:)`).
+    public func computeStylesForReport(
+        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?
+    ) -> DocumentStyles {
+        computeStyles(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, forReport: true)
+    }
+
+    private func computeStyles(
+        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?, forReport: Bool
+    ) -> DocumentStyles {
+        var reportKeys: [String?] = [nil]
         var sheets: [(StyleSheet, Origin)] = [(StyleEngine.userAgentSheet, .userAgent)]
         var keys = [IndexKey(sheet: nil, origin: .userAgent)]
         var warnings: [Warning] = []
@@ -203,6 +229,7 @@ public final class StyleEngine: Sendable {
             let user = sheet(bytes: Array(userCSS.utf8), path: "user.css", environment: environment, loadResource: { _ in nil })
             sheets.append((user.sheet, .user))
             keys.append(IndexKey(sheet: user.key, origin: .user))
+            reportKeys.append(nil)
         }
         let publisher = !environment.overrides.noPublisherStyles
         let hasInlineSVG = document.hasElement(named: ["svg"])
@@ -213,6 +240,16 @@ public final class StyleEngine: Sendable {
                 mediaDiffers: &mediaDiffers)
             {
                 if svgSheet != nil { svgSheet! += bytes + [0x0A] }
+                if forReport {
+                    let compiled = withoutActuallyEscaping(loadResource) { load -> StyleSheet in
+                        var compiler = SheetCompiler(environment: environment, loadResource: load, counting: true)
+                        compiler.compile(bytes: bytes, path: path)
+                        return compiler.sheet
+                    }
+                    sheets.append((compiled, .author))
+                    reportKeys.append(Self.reportKey(bytes: bytes, path: path, documentPath: documentPath))
+                    continue
+                }
                 let author = sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource)
                 sheets.append((author.sheet, .author))
                 keys.append(IndexKey(sheet: author.key, origin: .author))
@@ -225,7 +262,14 @@ public final class StyleEngine: Sendable {
             if let page = sheet.pageRule { pageRule = StyleEngine.merge(pageRule, page) }
         }
         for (sheet, _) in sheets { warnings += sheet.warnings }
-        let cascade = Cascade(tree: document, index: ruleIndex(sheets, keys: keys), environment: environment, styleAttributes: publisher)
+        let cascade = Cascade(
+            tree: document, index: forReport ? RuleIndex(sheets: sheets) : ruleIndex(sheets, keys: keys), environment: environment,
+            styleAttributes: publisher)
+        if forReport {
+            cascade.winnerSources = Array(repeating: nil, count: PropertyID.allCases.count)
+            cascade.countsStyleAttributes = true
+            cascade.sheetReportKeys = reportKeys
+        }
         var styles = cascade.run(fontFaces: fontFaces, warnings: warnings, pageRule: pageRule)
         styles.matchesReference =
             publisher && environment.overrides.userCSS == nil && !mediaDiffers && !sheets.contains { $0.0.mediaDiffersFromReference }
@@ -233,6 +277,11 @@ public final class StyleEngine: Sendable {
             styles.svgStyleSheet = String(decoding: svgSheet, as: UTF8.self)
         }
         return styles
+    }
+
+    /// How the CSS report names a sheet: its path, or for a `<style>` block its text's hash.
+    static func reportKey(bytes: [UInt8], path: String, documentPath: String) -> String {
+        path == documentPath ? "<style>#\(fnv1a(bytes))" : path
     }
 
     static func merge(_ base: PageRule?, _ next: PageRule) -> PageRule {

@@ -235,7 +235,7 @@ struct SheetCompiler {
     static func declarationBlock(_ values: [CV], counts: inout DeclarationCounts?, base: String? = nil) -> DeclarationBlock {
         let (raws, _) = RuleParser.declarations(values, limit: CSSLimits.maxDeclarationsPerRule)
         var block = DeclarationBlock()
-        for var raw in raws {
+        for (written, var raw) in raws.enumerated() {
             if let base, !base.isEmpty { raw.value = raw.value.map { resolvingURL($0, against: base) } }
             let (status, decls, custom) = Properties.compile(raw)
             counts?.add(raw.name, status)
@@ -246,6 +246,11 @@ struct SheetCompiler {
             for decl in decls {
                 block.declarations.append(decl)
                 if decl.important { block.hasImportant = true } else { block.hasNormal = true }
+                if counts != nil {
+                    // Only what the report counts as applied can turn out unhonoured on an element.
+                    block.writtenIndices.append(status == .applied ? Int32(written) : -1)
+                    block.writtenNames.append(raw.name)
+                }
             }
         }
         return block
