@@ -590,26 +590,53 @@ struct BlockLayout {
 
     func layoutReplaced(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
         let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
+        let (border, padding) = imageEdges(box.style, basis: width / scale)
+        let edgeWidth = border.left + border.right + padding.left + padding.right
+        let edgeHeight = border.top + border.bottom + padding.top + padding.bottom
         var w = used.width * scale
         var h = used.height * scale
         // Contain within the content box, keeping the aspect ratio (images are never split).
-        let fit = min(1, width / max(w, 1), pageHeight / max(h, 1))
+        let fit = min(1, max(1, width - edgeWidth) / max(w, 1), max(1, pageHeight - edgeHeight) / max(h, 1))
         w *= fit
         h *= fit
         let marginTop = px(box.style.margin.top.resolve(against: width / scale) ?? 0)
         let marginBottom = px(box.style.margin.bottom.resolve(against: width / scale) ?? 0)
         flow.collapseMargin(marginTop)
-        let slice = flow.addSlice(height: h, start: box.offset)
+        let slice = flow.addSlice(height: h + edgeHeight, start: box.offset)
         let top = flow.slices[slice].top
         let x: Double
         switch (box.style.margin.left, box.style.margin.right) {
-        case (.auto, .auto): x = left + max(0, (width - w) / 2)
-        case (.auto, _): x = left + max(0, width - w)
+        case (.auto, .auto): x = left + max(0, (width - w - edgeWidth) / 2)
+        case (.auto, _): x = left + max(0, width - w - edgeWidth)
         default: x = left + (box.style.margin.left.resolve(against: width / scale).map(px) ?? 0)
         }
-        let rect = Rect(x: x, y: top, width: w, height: h)
-        flow.add(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity), altText: inline.altText(box, in: rect)), slice: slice)
+        let rect = Rect(x: x + border.left + padding.left, y: top + border.top + padding.top, width: w, height: h)
+        placeImage(box, in: rect, border: border, padding: padding, flow: flow, slice: slice, altText: true)
         flow.collapseMargin(marginBottom)
+    }
+
+    /// An image's border and padding in device pixels (its margins are placed by the caller).
+    func imageEdges(_ style: ComputedStyle, basis: Double) -> (border: Edges<Double>, padding: Edges<Double>) {
+        let padding = Edges(
+            top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
+            bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
+        return (borderEdges(style), padding)
+    }
+
+    /// Draws an image at `rect` (its content box) into `slice`, with its box's background,
+    /// border, corners and shadow around it first.
+    func placeImage(_ box: ReplacedBox, in rect: Rect, border: Edges<Double>, padding: Edges<Double>, flow: Flow, slice: Int, altText: Bool) {
+        let style = box.style
+        let outer = Rect(
+            x: rect.x - border.left - padding.left, y: rect.y - border.top - padding.top,
+            width: rect.width + border.left + padding.left + padding.right + border.right,
+            height: rect.height + border.top + padding.top + padding.bottom + border.bottom)
+        // Drawn with the image's slice: an image is never split across pages.
+        let decorations = Flow()
+        paintBox(style, border: border, rect: outer, flow: decorations, background: true)
+        for span in decorations.spanning { flow.add(span.item, slice: slice) }
+        let image = ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity)
+        flow.add(.image(image, altText: altText ? inline.altText(box, in: rect) : nil), slice: slice)
     }
 
     /// A floated image: placed at the side at the current height; the content that follows flows
@@ -654,12 +681,15 @@ struct BlockLayout {
 
     func layoutFloat(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
         let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
+        let basis = width / scale
+        let (border, padding) = imageEdges(box.style, basis: basis)
+        let edgeWidth = border.left + border.right + padding.left + padding.right
+        let edgeHeight = border.top + border.bottom + padding.top + padding.bottom
         var w = used.width * scale
         var h = used.height * scale
-        let fit = min(1, width * 0.9 / max(w, 1), pageHeight / max(h, 1))
-        w *= fit
-        h *= fit
-        let basis = width / scale
+        let fit = min(1, max(1, width * 0.9 - edgeWidth) / max(w, 1), max(1, pageHeight - edgeHeight) / max(h, 1))
+        w = w * fit + edgeWidth
+        h = h * fit + edgeHeight
         let marginLeft = px(box.style.margin.left.resolve(against: basis) ?? 0)
         let marginRight = px(box.style.margin.right.resolve(against: basis) ?? 0)
         let marginTop = px(box.style.margin.top.resolve(against: basis) ?? 0)
@@ -671,9 +701,8 @@ struct BlockLayout {
         let x = box.style.float == .left ? left + marginLeft : left + width - w - marginRight
         let slice = flow.addSlice(height: marginTop + h + marginBottom, start: box.offset)
         flow.slices[slice].breakAfter = .avoid
-        flow.add(
-            .image(ImageBox(rect: Rect(x: x, y: top + marginTop, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity), altText: nil),
-            slice: slice)
+        let content = Rect(x: x + border.left + padding.left, y: top + marginTop + border.top + padding.top, width: w - edgeWidth, height: h - edgeHeight)
+        placeImage(box, in: content, border: border, padding: padding, flow: flow, slice: slice, altText: false)
         flow.floats.append(
             (box.style.float, box.style.float == .left ? left : x - marginLeft, box.style.float == .left ? x + w + marginRight : left + width, top, top + marginTop + h + marginBottom))
         flow.y = top

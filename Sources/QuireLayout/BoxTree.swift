@@ -391,7 +391,11 @@ struct BoxTreeBuilder {
             {
                 let box = replacedBox(childElement, style)
                 if recordsUnhonoured {
-                    for feature in UnhonouredFeature.undrawnDecorations(style, table: false) { unhonoured.append((child, feature)) }
+                    // Block-level and floated images draw their box; inline and positioned ones do not.
+                    let positioned = style.position == .absolute || style.position == .fixed
+                    if style.float == .none, positioned || !style.display.isBlockLevel {
+                        for feature in UnhonouredFeature.undrawnDecorations(style, table: false) { unhonoured.append((child, feature)) }
+                    }
                     if style.float == .none, style.position == .relative, Self.hasOffsets(style) { unhonoured.append((child, .offsets)) }
                 }
                 if style.float != .none || style.position == .absolute || style.position == .fixed {

@@ -31,9 +31,10 @@ public enum UnhonouredFeature: Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The features a replaced element (an image) or a table would show with `style` but that
-    /// layout does not draw for it: an image's box decorations; a table's padding, corners,
-    /// shadow and background images (its border and background colour are drawn).
+    /// The features a replaced element (an image in a line, or positioned) or a table would show
+    /// with `style` but that layout does not draw for it: such an image's box decorations; a
+    /// table's padding, corners, shadow and background images (its border and background colour
+    /// are drawn).
     public static func undrawnDecorations(_ style: ComputedStyle, table: Bool) -> [UnhonouredFeature] {
         var features: [UnhonouredFeature] = []
         let sides = [(style.borderStyle.top, style.borderWidth.top), (style.borderStyle.right, style.borderWidth.right),

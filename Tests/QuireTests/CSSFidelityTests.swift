@@ -500,6 +500,31 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertTrue(markup.contains(#"<style type="text/css">"#) && markup.contains(".fil { fill: rgb(255, 0, 0) }"), markup)
     }
 
+    /// A block-level or floated image draws its box: background, border and padding around the
+    /// picture, which sits inside them (the box, not the picture, is what the margins place).
+    func testImageBordersAndPaddingAreDrawn() throws {
+        let grey = Color(red: 128, green: 128, blue: 128)
+        let style = "img { display: block; width: 100px; height: 50px; border: 4px solid black; padding: 6px; background: rgb(128,128,128); margin: 0 auto } img.side { display: inline; float: left; margin: 0 }"
+        let (layout, chapter) = try Self.chapter(style: style, body: #"<div><img src="a.png" alt="a"/></div><p><img class="side" src="b.png" alt="b"/>Beside.</p>"#)
+        let scale = layout.settings.profile.pixelsPerCSSPixel
+        let content = layout.settings.contentRect
+        let page = try XCTUnwrap(chapter.pages.first)
+        let pictures = Self.images(page)
+        XCTAssertEqual(pictures.count, 2)
+        let fills = Self.fills(page, grey)
+        XCTAssertEqual(fills.count, 2, "each image's background")
+        guard pictures.count == 2, fills.count == 2 else { return }
+        let (block, box) = (pictures[0], fills[0].rect)
+        XCTAssertEqual(block.width, 100 * scale, accuracy: 0.5)
+        XCTAssertEqual(box.width, 120 * scale, accuracy: 0.5, "border and padding around it")
+        XCTAssertEqual(block.x - box.x, 10 * scale, accuracy: 0.5)
+        XCTAssertEqual(box.midX, content.midX, accuracy: 0.5, "the box is centred")
+        XCTAssertLessThan(fills[0].index, page.items.firstIndex { if case .image = $0 { return true } else { return false } } ?? 0, "under the picture")
+        XCTAssertEqual(Self.strokes(page).filter { abs($0.from.y - $0.to.y) < 0.01 && $0.to.x - $0.from.x > 110 * scale }.count, 4, "top and bottom borders of both")
+        XCTAssertEqual(pictures[1].x - content.x, 10 * scale, accuracy: 0.5, "the float's picture inside its border and padding")
+        XCTAssertGreaterThan(try XCTUnwrap(page.lines.first).rect.x, content.x + 120 * scale - 0.5, "text beside the whole box")
+    }
+
     /// Defect 10 (W3C `cnt-svg-css`, `cnt-svg-css-inclusion`): a pattern fill whose viewBox is
     /// fitted to a tile of another shape is drawn. librsvg 2.54 draws nothing for the centred
     /// alignment, so such patterns are aligned at their tile's start; the pages' pattern then
