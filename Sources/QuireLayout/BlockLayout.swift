@@ -392,7 +392,7 @@ struct BlockLayout {
         if positioned {
             closeContainingBlock(height: boxBottom - border.bottom - boxTop - border.top)
             if style.position == .relative {
-                let offset = relativeOffset(style, containingWidth: containingWidth)
+                let offset = relativeOffset(style, containingWidth: containingWidth, scale: scale)
                 if offset != (0, 0) { flow.offset(since: start, dx: offset.dx, dy: offset.dy) }
             }
         }

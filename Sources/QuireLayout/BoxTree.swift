@@ -96,9 +96,11 @@ struct InlineBox {
     var range: Range<Int>
     var style: Int
 
-    /// Whether the element's style gives it anything to draw or any width of its own.
+    /// Whether the element's style gives it anything to draw, any width of its own, or an offset
+    /// (`position: relative` moves what is drawn inside it).
     static func matters(_ style: ComputedStyle) -> Bool {
-        !style.backgroundColor.isTransparent || style.padding.left != .zero || style.padding.right != .zero
+        !style.backgroundColor.isTransparent || style.position == .relative || style.backgroundGradient != nil
+            || style.backgroundImageURLs.contains { $0 != nil } || style.padding.left != .zero || style.padding.right != .zero
             || style.padding.top != .zero || style.padding.bottom != .zero || style.margin.left != .px(0) || style.margin.right != .px(0)
             || [style.borderStyle.top, style.borderStyle.right, style.borderStyle.bottom, style.borderStyle.left].contains { $0 != .none && $0 != .hidden }
     }
@@ -466,11 +468,8 @@ struct BoxTreeBuilder {
         }
     }
 
-    /// What an inline box (or an inline-block in running text) leaves undrawn: image layers,
-    /// relative offsets, and an inline-block's size.
+    /// What an inline-block in running text leaves undrawn: its size (its content stays in the line).
     private mutating func recordUnhonouredInline(_ node: NodeID, _ style: ComputedStyle) {
-        if style.backgroundGradient != nil || style.backgroundImageURLs.contains(where: { $0 != nil }) { unhonoured.append((node, .backgroundImage)) }
-        if style.position == .relative, Self.hasOffsets(style) { unhonoured.append((node, .offsets)) }
         guard style.display == .inlineBlock || style.display == .inlineFlex || style.display == .inlineGrid else { return }
         let sized: Bool = {
             if case .length = style.width { return true }

@@ -281,6 +281,7 @@ public final class BookLayout: @unchecked Sendable {
         let canvas = Self.canvasBackground(root, body: document.body?.id)
         blocks.canvasNode = canvas?.node
         blocks.documentPath = document.path
+        inline.documentPath = document.path
         let flow = Flow()
         blocks.layoutRoot(root, width: content.width, flow: flow)
         let missing = caches.missingGlyphs.values.reduce(0, +)

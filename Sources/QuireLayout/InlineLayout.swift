@@ -32,6 +32,8 @@ final class InlineLayout {
     /// Words wider than the line break anywhere, whatever `overflow-wrap` says: set while the
     /// cells of a table too wide for the page are laid out, so text stays inside its cell.
     var breaksOverlongWords = false
+    /// The chapter's archive path, which background image URLs from style attributes are relative to.
+    var documentPath = ""
     let services: TextServices
     let shaper: Shaper
     let caches: InlineCaches
@@ -1251,6 +1253,7 @@ final class InlineLayout {
                 items.append(.stroke(from: Point(x: decoration.from, y: y), to: Point(x: decoration.to, y: y), width: thickness, color: style.color, style: .solid))
             }
         }
+        if !drawn.isEmpty { moveRelativeBoxes(&items, paragraph, drawn: drawn, basis: available) }
         if let marker, !marker.text.isEmpty {
             let face = markerFace(marker)
             let units = Array(marker.text.utf16)
@@ -1278,6 +1281,36 @@ final class InlineLayout {
 }
 
 extension InlineLayout {
+    /// `position: relative` on inline elements: what is drawn inside such a box on this line (its
+    /// text, pictures, rules and its own box) moves by its offsets; the line keeps its place.
+    /// Items are told by where they start: inside the box's extent on the line, its edges included.
+    func moveRelativeBoxes(_ items: inout [DisplayItem], _ paragraph: Paragraph, drawn: [(start: Int, end: Int, left: Double, right: Double)], basis: Double) {
+        for box in paragraph.inlineBoxes where styles[box.style].position == .relative {
+            let style = styles[box.style]
+            let offset = relativeOffset(style, containingWidth: basis, scale: scale)
+            guard offset != (0, 0) else { continue }
+            let inside = drawn.filter { $0.start < box.range.upperBound && $0.end > box.range.lowerBound && $0.end > $0.start }
+            guard let left = inside.map(\.left).min(), let right = inside.map(\.right).max() else { continue }
+            let edges = (style.padding.left.resolve(against: 0) + style.borderWidth.left) * scale + 0.5
+            let endEdges = (style.padding.right.resolve(against: 0) + style.borderWidth.right) * scale + 0.5
+            let extent = (left - edges)..<(right + endEdges)
+            for index in items.indices {
+                let x: Double
+                switch items[index] {
+                case .glyphs(let run): x = run.origin.x
+                case .image(let image, _): x = image.rect.x
+                case .fill(let rect, _): x = rect.x
+                case .box(let decorated): x = decorated.box.x
+                case .gradient(let fill): x = fill.area.x
+                case .backgroundImage(let fill): x = fill.area.x
+                case .stroke(let from, _, _, _, _): x = from.x
+                default: continue
+                }
+                if extent.contains(x) { items[index] = translate(items[index], dx: offset.dx, dy: offset.dy) }
+            }
+        }
+    }
+
     /// Fills behind inline elements' text: each span as tall as its font's ascent and descent
     /// (the inline box's content area), under the line's glyphs.
     func inlineBoxItems(_ paragraph: Paragraph, drawn: [(start: Int, end: Int, left: Double, right: Double)], baseline: Double) -> [DisplayItem] {
@@ -1308,6 +1341,17 @@ extension InlineLayout {
             let top = textTop - style.padding.top.resolve(against: 0) * scale - widths.top
             let bottom = textTop + face.ascent(at: size) + face.descent(at: size) + style.padding.bottom.resolve(against: 0) * scale + widths.bottom
             let rect = Rect(x: left, y: top, width: right - left, height: bottom - top)
+            // Image layers and gradients are placed in each line's piece of the box on its own
+            // (as `box-decoration-break: clone` would), over the colour and under the border.
+            func images(radii: [Double]) {
+                if let gradient = style.backgroundGradient, rect.width > 0 {
+                    let fill = GradientFill(gradient, box: rect, scale: scale)
+                    items.append(.gradient(radii.isEmpty ? fill : fill.clipped(radii: radii)))
+                }
+                for layer in BackgroundImageFill.layers(style, rect: rect, border: widths, radii: radii, documentPath: documentPath, scale: scale) {
+                    items.append(.backgroundImage(layer))
+                }
+            }
             if var decorated = DecoratedBox(style, box: rect, border: widths, scale: scale) {
                 // Sliced where the box breaks across lines: no edge and no rounding there.
                 if !leftEdge {
@@ -1318,10 +1362,23 @@ extension InlineLayout {
                     decorated.borderWidths.right = 0
                     for index in [2, 3, 4, 5] { decorated.radii[index] = 0 }
                 }
-                items.append(.box(decorated))
+                guard style.backgroundGradient != nil || style.backgroundImageURLs.contains(where: { $0 != nil }) else {
+                    items.append(.box(decorated))
+                    continue
+                }
+                var under = decorated
+                under.borderWidths = Edges(all: 0)
+                items.append(.box(under))
+                images(radii: decorated.radii)
+                var over = decorated
+                over.background = .transparent
+                over.shadows = []
+                over.area = rect
+                items.append(.box(over))
                 continue
             }
             if !style.backgroundColor.isTransparent { items.append(.fill(rect, style.backgroundColor)) }
+            images(radii: [])
             func color(_ value: Color?) -> Color { value ?? style.color }
             if widths.top > 0 {
                 items.append(.stroke(from: Point(x: left, y: top + widths.top / 2), to: Point(x: right, y: top + widths.top / 2), width: widths.top, color: color(style.borderColor.top), style: style.borderStyle.top))

@@ -201,17 +201,18 @@ extension BlockLayout {
         // Bounded like any sized box: a page's worth of room at most 64 times over.
         return (min(width, frame.width * 64 + px(100_000)), height.map { min(max(0, $0), pageHeight * 64) })
     }
+}
 
-    /// `position: relative`: how far the box's drawing moves (left over right, top over bottom).
-    func relativeOffset(_ style: ComputedStyle, containingWidth: Double) -> (dx: Double, dy: Double) {
-        let basis = containingWidth / scale
-        let dx = style.offsets.left.resolve(against: basis).map(px) ?? style.offsets.right.resolve(against: basis).map { -px($0) } ?? 0
-        // A percentage of an auto-height containing block is auto.
-        func vertical(_ value: LengthOrAuto) -> Double? {
-            if case .length(.percent) = value { return nil }
-            return value.resolve(against: 0).map(px)
-        }
-        let dy = vertical(style.offsets.top) ?? vertical(style.offsets.bottom).map { -$0 } ?? 0
-        return (dx, dy)
+/// `position: relative`: how far a box's drawing moves (left over right, top over bottom), in
+/// device pixels at `scale`, for a containing block `containingWidth` device pixels wide.
+func relativeOffset(_ style: ComputedStyle, containingWidth: Double, scale: Double) -> (dx: Double, dy: Double) {
+    let basis = containingWidth / scale
+    let dx = (style.offsets.left.resolve(against: basis) ?? style.offsets.right.resolve(against: basis).map { -$0 } ?? 0) * scale
+    // A percentage of an auto-height containing block is auto.
+    func vertical(_ value: LengthOrAuto) -> Double? {
+        if case .length(.percent) = value { return nil }
+        return value.resolve(against: 0)
     }
+    let dy = (vertical(style.offsets.top) ?? vertical(style.offsets.bottom).map { -$0 } ?? 0) * scale
+    return (dx, dy)
 }

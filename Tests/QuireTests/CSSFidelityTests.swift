@@ -970,6 +970,43 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertEqual(Set(try XCTUnwrap(byWidth.pages.first).lines.map(\.rect.x)).count, min(expected, 6))
     }
 
+    /// `position: relative` on inline elements moves what is drawn inside them (text and the
+    /// box's background) by their offsets; the line, and the text after them, keep their place.
+    func testRelativeInlineBoxesMove() throws {
+        let red = Color(red: 255, green: 0, blue: 0)
+        let style = "p { margin: 0 } .up { position: relative; top: -0.5em; left: 1em; background: rgb(255,0,0) }"
+        let body = #"<p>Before <span class="up">up</span> after.</p>"#
+        let (layout, moved) = try Self.chapter(style: style, body: body)
+        let (_, plain) = try Self.chapter(style: style.replacingOccurrences(of: "position: relative; ", with: ""), body: body)
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let movedRuns = Self.runs(moved.pages[0]), plainRuns = Self.runs(plain.pages[0])
+        XCTAssertEqual(movedRuns.count, plainRuns.count)
+        guard movedRuns.count == 3, plainRuns.count == 3 else { return XCTFail("three runs: \(movedRuns.count)") }
+        XCTAssertEqual(movedRuns[0].origin, plainRuns[0].origin, "before it: unmoved")
+        XCTAssertEqual(movedRuns[1].origin.x - plainRuns[1].origin.x, em, accuracy: 0.01, "left: 1em")
+        XCTAssertEqual(movedRuns[1].origin.y - plainRuns[1].origin.y, -em / 2, accuracy: 0.01, "top: -0.5em")
+        XCTAssertEqual(movedRuns[2].origin, plainRuns[2].origin, "after it: unmoved")
+        let box = try XCTUnwrap(Self.fills(moved.pages[0], red).first).rect, plainBox = try XCTUnwrap(Self.fills(plain.pages[0], red).first).rect
+        XCTAssertEqual(box.x - plainBox.x, em, accuracy: 0.01, "its background moves with it")
+        XCTAssertEqual(moved.pages[0].lines.map(\.rect), plain.pages[0].lines.map(\.rect), "the line keeps its place")
+    }
+
+    /// Image layers and gradients on inline elements are drawn in each line's piece of the box,
+    /// over its colour and under its border.
+    func testInlineBackgroundImages() throws {
+        let style = "p { margin: 0 } .g { background: linear-gradient(to right, red, blue); border: 2px solid black } .i { background: url(data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==) repeat-x }"
+        let (_, chapter) = try Self.chapter(style: style, body: #"<p>A <span class="g">graded</span> and <span class="i">imaged</span> word.</p>"#)
+        let items = chapter.pages[0].items
+        let gradient = items.firstIndex { if case .gradient = $0 { return true } else { return false } }
+        let image = items.firstIndex { if case .backgroundImage = $0 { return true } else { return false } }
+        XCTAssertNotNil(gradient, "the gradient")
+        XCTAssertNotNil(image, "the image layer")
+        let firstText = items.firstIndex { if case .glyphs = $0 { return true } else { return false } } ?? 0
+        XCTAssertLessThan(gradient ?? .max, firstText, "under the text")
+        let border = items.firstIndex { if case .stroke = $0 { return true } else { return false } }
+        XCTAssertLessThan(gradient ?? .max, border ?? 0, "under the border")
+    }
+
     /// The W3C fixed-layout ICB test: two absolutely positioned boxes and the text; the red one
     /// reaches past the 900×600 viewport and is clipped to it. Pixel checks: within 40 levels.
     func testFixedLayoutViewportClipsPositionedBoxes() throws {
