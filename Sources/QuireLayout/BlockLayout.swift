@@ -798,27 +798,31 @@ struct BlockLayout {
         layoutChildren(table.caption, left: outerLeft, width: outerWidth, flow: flow, listMarker: nil)
         // The table's own border and background, around its rows (the caption is outside).
         let border = borderEdges(style)
+        // The separated model puts border-spacing around every cell and the table's padding
+        // inside its border; the collapsed one has neither and merges the borders cells share.
+        let collapse = style.borderCollapse
+        let padding = collapse ? Edges(all: 0.0) : Edges(
+            top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
+            bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
+        let edges = Edges(top: border.top + padding.top, right: border.right + padding.right, bottom: border.bottom + padding.bottom, left: border.left + padding.left)
         let firstSlice = flow.slices.count
-        if border.top > 0 {
+        if edges.top > 0 {
             flow.flushMargin()
             flow.openBox()
         }
         let tableTop = flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative
-        flow.y += border.top
+        flow.y += edges.top
         let columns = max(1, table.rows.map(\.count).max() ?? 1)
-        // The separated model puts border-spacing around every cell; the collapsed one has none
-        // and merges the borders cells share.
-        let collapse = style.borderCollapse
         let spacing = collapse ? (h: 0.0, v: 0.0) : (h: px(style.borderSpacingHorizontal), v: px(style.borderSpacingVertical))
         let rows = collapse ? Self.collapsedBorders(table.rows, tableBorder: border) : table.rows
-        let width = max(outerWidth - border.left - border.right - Double(columns + 1) * spacing.h, px(8))
+        let width = max(outerWidth - edges.left - edges.right - Double(columns + 1) * spacing.h, px(8))
         var spaced = table
         spaced.rows = rows
         let (widths, squeezed) = columnWidths(spaced, columns: columns, available: width)
         // Auto side margins centre a table narrower than its room, or put it at the end.
-        let natural = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + border.left + border.right)
+        let natural = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + edges.left + edges.right)
         if fixedLeft == nil { outerLeft += fixedRight == nil ? (room - natural) / 2 : room - natural }
-        let left = outerLeft + border.left + spacing.h
+        let left = outerLeft + edges.left + spacing.h
         // Columns narrower than their longest words: those words break, rather than spill into
         // the next cell or off the page.
         let breaking = inline.breaksOverlongWords
@@ -872,14 +876,13 @@ struct BlockLayout {
             }
         }
         if !rows.isEmpty { flow.y += spacing.v }
-        flow.y += border.bottom
-        if border.bottom > 0 { flow.closeBox(firstSlice: firstSlice) }
+        flow.y += edges.bottom
+        if edges.bottom > 0 { flow.closeBox(firstSlice: firstSlice) }
         let tableBottom = flow.y
-        let tableWidth = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + border.left + border.right)
-        if tableBottom > tableTop + border.top + border.bottom {
-            let rect = Rect(x: outerLeft, y: tableTop, width: tableWidth, height: tableBottom - tableTop)
-            if !style.backgroundColor.isTransparent { flow.spanning.append((tableTop, tableBottom, .fill(rect, style.backgroundColor))) }
-            drawBorders(style, border: border, rect: rect, flow: flow)
+        if tableBottom > tableTop + edges.top + edges.bottom {
+            // Its background, gradient, images, corners, shadow and border, under the cells.
+            let rect = Rect(x: outerLeft, y: tableTop, width: natural, height: tableBottom - tableTop)
+            paintBox(style, border: border, rect: rect, flow: flow, background: true)
         }
         flow.collapseMargin(px(style.margin.bottom.resolve(against: basis) ?? 0))
     }

@@ -396,7 +396,7 @@ struct BoxTreeBuilder {
                     // Block-level and floated images draw their box; inline and positioned ones do not.
                     let positioned = style.position == .absolute || style.position == .fixed
                     if style.float == .none, positioned || !style.display.isBlockLevel {
-                        for feature in UnhonouredFeature.undrawnDecorations(style, table: false) { unhonoured.append((child, feature)) }
+                        for feature in UnhonouredFeature.undrawnDecorations(style) { unhonoured.append((child, feature)) }
                     }
                     if style.float == .none, style.position == .relative, Self.hasOffsets(style) { unhonoured.append((child, .offsets)) }
                 }
@@ -422,10 +422,7 @@ struct BoxTreeBuilder {
             }
             switch style.display {
             case .table, .inlineTable:
-                if recordsUnhonoured {
-                    for feature in UnhonouredFeature.undrawnDecorations(style, table: true) { unhonoured.append((child, feature)) }
-                    if style.position == .relative, Self.hasOffsets(style) { unhonoured.append((child, .offsets)) }
-                }
+                if recordsUnhonoured, style.position == .relative, Self.hasOffsets(style) { unhonoured.append((child, .offsets)) }
                 context.flushParagraph(endOffset: nil)
                 context.flow.append(.table(buildTable(childElement, style)))
             case .ruby:

@@ -31,19 +31,18 @@ public enum UnhonouredFeature: Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The features a replaced element (an image in a line, or positioned) or a table would show
-    /// with `style` but that layout does not draw for it: such an image's box decorations; a
-    /// table's padding, corners, shadow and background images (its border and background colour
-    /// are drawn).
-    public static func undrawnDecorations(_ style: ComputedStyle, table: Bool) -> [UnhonouredFeature] {
+    /// The features an image in a line of text (or a positioned one) would show with `style`
+    /// but that layout does not draw for it: its box's border, padding, background, corners and
+    /// shadow.
+    public static func undrawnDecorations(_ style: ComputedStyle) -> [UnhonouredFeature] {
         var features: [UnhonouredFeature] = []
         let sides = [(style.borderStyle.top, style.borderWidth.top), (style.borderStyle.right, style.borderWidth.right),
             (style.borderStyle.bottom, style.borderWidth.bottom), (style.borderStyle.left, style.borderWidth.left)]
-        if !table, sides.contains(where: { $0.0 != .none && $0.0 != .hidden && $0.1 > 0 }) { features.append(.border) }
+        if sides.contains(where: { $0.0 != .none && $0.0 != .hidden && $0.1 > 0 }) { features.append(.border) }
         if [style.padding.top, style.padding.right, style.padding.bottom, style.padding.left].contains(where: { $0.resolve(against: 100) > 0 }) {
             features.append(.padding)
         }
-        if !table, !style.backgroundColor.isTransparent { features.append(.backgroundColor) }
+        if !style.backgroundColor.isTransparent { features.append(.backgroundColor) }
         if style.backgroundGradient != nil || style.backgroundImageURLs.contains(where: { $0 != nil }) { features.append(.backgroundImage) }
         if !style.borderRadius.isSquare { features.append(.corners) }
         if !style.boxShadows.isEmpty { features.append(.shadow) }

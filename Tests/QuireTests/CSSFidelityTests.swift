@@ -647,6 +647,23 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(Self.fills(plain.pages[0], grey).first).rect.x, content.x, accuracy: 0.5, "at the start otherwise")
     }
 
+    /// A table's padding (in the separated model) sits inside its border, around the cells, and
+    /// its rounded corners and shadow are drawn like a block's.
+    func testTablePaddingCornersAndShadow() throws {
+        let grey = Color(red: 128, green: 128, blue: 128)
+        let style = "table { border-spacing: 0; padding: 1em; background: rgb(128,128,128) } td { padding: 0 } table.round { border-radius: 8px; box-shadow: 2px 2px 2px black }"
+        let (layout, chapter) = try Self.chapter(style: style, body: "<table><tr><td>cell</td></tr></table><table class=\"round\"><tr><td>cell</td></tr></table>")
+        let em = 16 * layout.settings.profile.pixelsPerCSSPixel
+        let page = try XCTUnwrap(chapter.pages.first)
+        let table = try XCTUnwrap(Self.fills(page, grey).first).rect
+        let text = try XCTUnwrap(page.lines.first).rect
+        XCTAssertEqual(text.x - table.x, em, accuracy: 0.5, "padding: 1em inside the table")
+        XCTAssertEqual(text.y - table.y, em, accuracy: 1, "above the first row too")
+        let decorated = page.items.compactMap { if case .box(let box) = $0 { return box } else { return nil } }
+        XCTAssertEqual(decorated.first?.shadows.count, 1, "the second table's shadow")
+        XCTAssertGreaterThan(decorated.first?.radii.first ?? 0, 0, "and its rounded corners")
+    }
+
     /// Defect 10 (in part): CSS gradients as backgrounds are drawn (linear at an angle or to a
     /// side or corner, radial, repeating), stop positions resolved as CSS Images 3 says.
     func testGradientBackgroundsAreDrawn() throws {
