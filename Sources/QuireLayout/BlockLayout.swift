@@ -611,7 +611,12 @@ struct BlockLayout {
         default: x = left + (box.style.margin.left.resolve(against: width / scale).map(px) ?? 0)
         }
         let rect = Rect(x: x + border.left + padding.left, y: top + border.top + padding.top, width: w, height: h)
+        let drawn = flow.mark
         placeImage(box, in: rect, border: border, padding: padding, flow: flow, slice: slice, altText: true)
+        if box.style.position == .relative {
+            let offset = relativeOffset(box.style, containingWidth: width, scale: scale)
+            flow.offset(since: drawn, dx: offset.dx, dy: offset.dy)
+        }
         flow.collapseMargin(marginBottom)
     }
 
@@ -785,6 +790,14 @@ struct BlockLayout {
     /// Tables: automatic column widths; each row is one unbreakable slice.
     func layoutTable(_ table: TableNode, left containingLeft: Double, width containingWidth: Double, flow: Flow) {
         let style = table.style
+        let start = flow.mark
+        defer {
+            // `position: relative` moves the table's drawing, not its room.
+            if style.position == .relative {
+                let offset = relativeOffset(style, containingWidth: containingWidth, scale: scale)
+                if offset != (0, 0) { flow.offset(since: start, dx: offset.dx, dy: offset.dy) }
+            }
+        }
         // The table's box: its fixed side margins, and its `width` (its border box, as browsers
         // size tables) where that is less than the room.
         let basis = containingWidth / scale

@@ -392,14 +392,6 @@ struct BoxTreeBuilder {
                 || name == "object" || name == "canvas" && childElement.elementChildren.isEmpty
             {
                 let box = replacedBox(childElement, style)
-                if recordsUnhonoured {
-                    // Block-level and floated images draw their box; inline and positioned ones do not.
-                    let positioned = style.position == .absolute || style.position == .fixed
-                    if style.float == .none, positioned || !style.display.isBlockLevel {
-                        for feature in UnhonouredFeature.undrawnDecorations(style) { unhonoured.append((child, feature)) }
-                    }
-                    if style.float == .none, style.position == .relative, Self.hasOffsets(style) { unhonoured.append((child, .offsets)) }
-                }
                 if style.float != .none || style.position == .absolute || style.position == .fixed {
                     // Floats leave the line: they go into the flow ahead of the paragraph around them.
                     context.pendingFloats.append(.replaced(box))
@@ -422,7 +414,6 @@ struct BoxTreeBuilder {
             }
             switch style.display {
             case .table, .inlineTable:
-                if recordsUnhonoured, style.position == .relative, Self.hasOffsets(style) { unhonoured.append((child, .offsets)) }
                 context.flushParagraph(endOffset: nil)
                 context.flow.append(.table(buildTable(childElement, style)))
             case .ruby:
@@ -476,12 +467,6 @@ struct BoxTreeBuilder {
         if sized { unhonoured.append((node, .size)) }
     }
 
-    /// Whether a relatively positioned box would move.
-    static func hasOffsets(_ style: ComputedStyle) -> Bool {
-        [style.offsets.top, style.offsets.right, style.offsets.bottom, style.offsets.left].contains {
-            if case .length(let length) = $0 { return length.resolve(against: 100) != 0 } else { return false }
-        }
-    }
 
     /// An inline-block alone on its line (only white space before it in the paragraph, and
     /// only white space or blocks after it) is laid out as the shrink-to-fit block it would

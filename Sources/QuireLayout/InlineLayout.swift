@@ -616,9 +616,22 @@ final class InlineLayout {
     /// Device-pixel size of an inline replaced element.
     var containingWidth: Double { caches.containingWidth }
 
+    /// An inline image's border-box size: the picture with its padding and border.
     func atomSize(_ box: ReplacedBox) -> (width: Double, height: Double) {
         let size = usedImageSize(box, containingWidth: containingWidth / scale, containingHeight: caches.pageHeight / scale)
-        return (size.width * scale, size.height * scale)
+        let edges = atomEdges(box)
+        return (size.width * scale + edges.left + edges.right, size.height * scale + edges.top + edges.bottom)
+    }
+
+    /// An inline image's border and padding together, in device pixels.
+    func atomEdges(_ box: ReplacedBox) -> Edges<Double> {
+        let style = box.style
+        let basis = containingWidth / scale
+        return Edges(
+            top: (style.borderWidth.top + style.padding.top.resolve(against: basis)) * scale,
+            right: (style.borderWidth.right + style.padding.right.resolve(against: basis)) * scale,
+            bottom: (style.borderWidth.bottom + style.padding.bottom.resolve(against: basis)) * scale,
+            left: (style.borderWidth.left + style.padding.left.resolve(against: basis)) * scale)
     }
 
     static func isCJK(_ unit: UInt16) -> Bool {
@@ -1213,8 +1226,18 @@ final class InlineLayout {
             case .atom:
                 let box = paragraph.atoms[piece.start]!
                 let size = atomSize(box)
-                let rect = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
+                let outer = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
+                let edges = atomEdges(box)
+                let rect = Rect(x: outer.x + edges.left, y: outer.y + edges.top, width: outer.width - edges.left - edges.right, height: outer.height - edges.top - edges.bottom)
+                let border = Edges(top: box.style.borderWidth.top * scale, right: box.style.borderWidth.right * scale, bottom: box.style.borderWidth.bottom * scale, left: box.style.borderWidth.left * scale)
+                let first = items.count
+                items += boxItems(box.style, rect: outer, widths: border, leftEdge: true, rightEdge: true)
                 items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity), altText: altText(box, in: rect)))
+                if box.style.position == .relative {
+                    // A relatively positioned picture moves with its box; the line keeps its place.
+                    let offset = relativeOffset(box.style, containingWidth: available, scale: scale)
+                    for index in first..<items.count { items[index] = translate(items[index], dx: offset.dx, dy: offset.dy) }
+                }
             case .space:
                 if !style.textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
             case .forcedBreak:
@@ -1341,57 +1364,63 @@ extension InlineLayout {
             let top = textTop - style.padding.top.resolve(against: 0) * scale - widths.top
             let bottom = textTop + face.ascent(at: size) + face.descent(at: size) + style.padding.bottom.resolve(against: 0) * scale + widths.bottom
             let rect = Rect(x: left, y: top, width: right - left, height: bottom - top)
-            // Image layers and gradients are placed in each line's piece of the box on its own
-            // (as `box-decoration-break: clone` would), over the colour and under the border.
-            func images(radii: [Double]) {
-                if let gradient = style.backgroundGradient, rect.width > 0 {
-                    let fill = GradientFill(gradient, box: rect, scale: scale)
-                    items.append(.gradient(radii.isEmpty ? fill : fill.clipped(radii: radii)))
-                }
-                for layer in BackgroundImageFill.layers(style, rect: rect, border: widths, radii: radii, documentPath: documentPath, scale: scale) {
-                    items.append(.backgroundImage(layer))
-                }
+            items += boxItems(style, rect: rect, widths: widths, leftEdge: leftEdge, rightEdge: rightEdge)
+        }
+        return items
+    }
+
+    /// An inline box's (or an inline image's) background, image layers, border, corners and
+    /// shadow on one line, at `rect` (its border box there); `leftEdge`/`rightEdge` say whether
+    /// the box begins or ends on this line (a box broken across lines has no edge or rounding
+    /// where it breaks). Image layers and gradients are placed in each line's piece on its own
+    /// (as `box-decoration-break: clone` would), over the colour and under the border.
+    func boxItems(_ style: ComputedStyle, rect: Rect, widths: Edges<Double>, leftEdge: Bool, rightEdge: Bool) -> [DisplayItem] {
+        var items: [DisplayItem] = []
+        let (left, top, right, bottom) = (rect.x, rect.y, rect.maxX, rect.maxY)
+        func images(radii: [Double]) {
+            if let gradient = style.backgroundGradient, rect.width > 0 {
+                let fill = GradientFill(gradient, box: rect, scale: scale)
+                items.append(.gradient(radii.isEmpty ? fill : fill.clipped(radii: radii)))
             }
-            if var decorated = DecoratedBox(style, box: rect, border: widths, scale: scale) {
-                // Sliced where the box breaks across lines: no edge and no rounding there.
-                if !leftEdge {
-                    decorated.borderWidths.left = 0
-                    for index in [0, 1, 6, 7] { decorated.radii[index] = 0 }
-                }
-                if !rightEdge {
-                    decorated.borderWidths.right = 0
-                    for index in [2, 3, 4, 5] { decorated.radii[index] = 0 }
-                }
-                guard style.backgroundGradient != nil || style.backgroundImageURLs.contains(where: { $0 != nil }) else {
-                    items.append(.box(decorated))
-                    continue
-                }
-                var under = decorated
-                under.borderWidths = Edges(all: 0)
-                items.append(.box(under))
-                images(radii: decorated.radii)
-                var over = decorated
-                over.background = .transparent
-                over.shadows = []
-                over.area = rect
-                items.append(.box(over))
-                continue
+            for layer in BackgroundImageFill.layers(style, rect: rect, border: widths, radii: radii, documentPath: documentPath, scale: scale) {
+                items.append(.backgroundImage(layer))
             }
-            if !style.backgroundColor.isTransparent { items.append(.fill(rect, style.backgroundColor)) }
-            images(radii: [])
-            func color(_ value: Color?) -> Color { value ?? style.color }
-            if widths.top > 0 {
-                items.append(.stroke(from: Point(x: left, y: top + widths.top / 2), to: Point(x: right, y: top + widths.top / 2), width: widths.top, color: color(style.borderColor.top), style: style.borderStyle.top))
+        }
+        if var decorated = DecoratedBox(style, box: rect, border: widths, scale: scale) {
+            if !leftEdge {
+                decorated.borderWidths.left = 0
+                for index in [0, 1, 6, 7] { decorated.radii[index] = 0 }
             }
-            if widths.bottom > 0 {
-                items.append(.stroke(from: Point(x: left, y: bottom - widths.bottom / 2), to: Point(x: right, y: bottom - widths.bottom / 2), width: widths.bottom, color: color(style.borderColor.bottom), style: style.borderStyle.bottom))
+            if !rightEdge {
+                decorated.borderWidths.right = 0
+                for index in [2, 3, 4, 5] { decorated.radii[index] = 0 }
             }
-            if leftEdge, widths.left > 0 {
-                items.append(.stroke(from: Point(x: left + widths.left / 2, y: top), to: Point(x: left + widths.left / 2, y: bottom), width: widths.left, color: color(style.borderColor.left), style: style.borderStyle.left))
-            }
-            if rightEdge, widths.right > 0 {
-                items.append(.stroke(from: Point(x: right - widths.right / 2, y: top), to: Point(x: right - widths.right / 2, y: bottom), width: widths.right, color: color(style.borderColor.right), style: style.borderStyle.right))
-            }
+            guard style.backgroundGradient != nil || style.backgroundImageURLs.contains(where: { $0 != nil }) else { return [.box(decorated)] }
+            var under = decorated
+            under.borderWidths = Edges(all: 0)
+            items.append(.box(under))
+            images(radii: decorated.radii)
+            var over = decorated
+            over.background = .transparent
+            over.shadows = []
+            over.area = rect
+            items.append(.box(over))
+            return items
+        }
+        if !style.backgroundColor.isTransparent { items.append(.fill(rect, style.backgroundColor)) }
+        images(radii: [])
+        func color(_ value: Color?) -> Color { value ?? style.color }
+        if widths.top > 0 {
+            items.append(.stroke(from: Point(x: left, y: top + widths.top / 2), to: Point(x: right, y: top + widths.top / 2), width: widths.top, color: color(style.borderColor.top), style: style.borderStyle.top))
+        }
+        if widths.bottom > 0 {
+            items.append(.stroke(from: Point(x: left, y: bottom - widths.bottom / 2), to: Point(x: right, y: bottom - widths.bottom / 2), width: widths.bottom, color: color(style.borderColor.bottom), style: style.borderStyle.bottom))
+        }
+        if leftEdge, widths.left > 0 {
+            items.append(.stroke(from: Point(x: left + widths.left / 2, y: top), to: Point(x: left + widths.left / 2, y: bottom), width: widths.left, color: color(style.borderColor.left), style: style.borderStyle.left))
+        }
+        if rightEdge, widths.right > 0 {
+            items.append(.stroke(from: Point(x: right - widths.right / 2, y: top), to: Point(x: right - widths.right / 2, y: bottom), width: widths.right, color: color(style.borderColor.right), style: style.borderStyle.right))
         }
         return items
     }

@@ -131,14 +131,12 @@ extension BlockLayout {
             let margin = Edges(
                 top: px(style.margin.top.resolve(against: widthBasis) ?? 0), right: px(style.margin.right.resolve(against: widthBasis) ?? 0),
                 bottom: px(style.margin.bottom.resolve(against: widthBasis) ?? 0), left: px(style.margin.left.resolve(against: widthBasis) ?? 0))
+            let (border, padding) = imageEdges(style, basis: widthBasis)
             let (w, h) = (used.width * scale, used.height * scale)
-            outerWidth = margin.left + w + margin.right
-            let slice = inner.addSlice(height: margin.top + h + margin.bottom, start: box.offset)
-            inner.add(
-                .image(
-                    ImageBox(rect: Rect(x: margin.left, y: margin.top, width: w, height: h), resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: style.opacity),
-                    altText: nil),
-                slice: slice)
+            outerWidth = margin.left + border.left + padding.left + w + padding.right + border.right + margin.right
+            let slice = inner.addSlice(height: margin.top + border.top + padding.top + h + padding.bottom + border.bottom + margin.bottom, start: box.offset)
+            let content = Rect(x: margin.left + border.left + padding.left, y: margin.top + border.top + padding.top, width: w, height: h)
+            placeImage(box, in: content, border: border, padding: padding, flow: inner, slice: slice, altText: false)
         default:
             return
         }

@@ -523,6 +523,19 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertEqual(Self.strokes(page).filter { abs($0.from.y - $0.to.y) < 0.01 && $0.to.x - $0.from.x > 110 * scale }.count, 4, "top and bottom borders of both")
         XCTAssertEqual(pictures[1].x - content.x, 10 * scale, accuracy: 0.5, "the float's picture inside its border and padding")
         XCTAssertGreaterThan(try XCTUnwrap(page.lines.first).rect.x, content.x + 120 * scale - 0.5, "text beside the whole box")
+
+        // In a line of text: the box takes its room in the line; relative offsets move it alone.
+        let inlineStyle = "p { margin: 0 } img { width: 20px; height: 10px; border: 2px solid black; padding: 3px; background: rgb(128,128,128) } img.up { position: relative; top: -4px }"
+        let (_, inlineChapter) = try Self.chapter(style: inlineStyle, body: #"<p>A <img src="a.png" alt="a"/> and <img class="up" src="a.png" alt="b"/> in a line.</p>"#)
+        let inlinePage = try XCTUnwrap(inlineChapter.pages.first)
+        let inlinePictures = Self.images(inlinePage), inlineBoxes = Self.fills(inlinePage, grey).map(\.rect)
+        XCTAssertEqual(inlinePictures.count, 2)
+        XCTAssertEqual(inlineBoxes.count, 2)
+        guard inlinePictures.count == 2, inlineBoxes.count == 2 else { return }
+        XCTAssertEqual(inlinePictures[0].width, 20 * scale, accuracy: 0.5)
+        XCTAssertEqual(inlineBoxes[0].width, 30 * scale, accuracy: 0.5, "padding and border around it in the line")
+        XCTAssertEqual(inlinePictures[0].x - inlineBoxes[0].x, 5 * scale, accuracy: 0.5)
+        XCTAssertEqual(inlinePictures[0].maxY - inlinePictures[1].maxY, 4 * scale, accuracy: 0.5, "top: -4px raises the second")
     }
 
     /// Defect 10 (W3C `cnt-svg-css`, `cnt-svg-css-inclusion`): a pattern fill whose viewBox is
