@@ -1269,7 +1269,10 @@ final class InlineLayout {
             let size = fontSize(style)
             let thickness = max(1, size / 18)
             var ys: [Double] = []
-            if style.textDecoration.contains(.underline) { ys.append(baseline + size * 0.12) }
+            if style.textDecoration.contains(.underline) {
+                // `under`: below the primary font's descenders.
+                ys.append(style.underlineUnder ? baseline + primaryFace(style: decoration.style).descent(at: size) + thickness / 2 : baseline + size * 0.12)
+            }
             if style.textDecoration.contains(.lineThrough) { ys.append(baseline - size * 0.28) }
             if style.textDecoration.contains(.overline) { ys.append(baseline - size * 0.85) }
             for y in ys {

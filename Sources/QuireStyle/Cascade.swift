@@ -584,6 +584,7 @@ final class Cascade {
         case .textCombineUpright: full.style.textCombineUpright = s.textCombineUpright
         case .textEmphasisStyle: full.emphasisStyle = source.emphasisStyle
         case .textEmphasisColor: full.emphasisColor = source.emphasisColor
+        case .textUnderlinePosition: full.style.underlineUnder = source.style.underlineUnder
         }
     }
 
@@ -839,6 +840,7 @@ final class Cascade {
         case .textCombineUpright: full.style.textCombineUpright = keyword(v) == "all" ? .all : .none
         case .textEmphasisStyle: full.emphasisStyle = keyword(v)
         case .textEmphasisColor: if case .color(let c) = v { full.emphasisColor = c }
+        case .textUnderlinePosition: full.style.underlineUnder = keyword(v).hasPrefix("under")
         case .quotes:
             switch v {
             case .quotes(let q): full.quotes = q

@@ -340,6 +340,8 @@ public struct ComputedStyle: Sendable, Hashable {
     public var textOrientation: TextOrientation = .mixed
     public var textCombineUpright: TextCombineUpright = .none
     public var textEmphasis: TextEmphasis? = nil
+    /// `text-underline-position: under`: the underline below the descenders, not at the baseline's offset.
+    public var underlineUnder = false
     /// Tables: adjacent cell borders merge into one (`border-collapse: collapse`).
     public var borderCollapse = false
     /// Tables in the separated model: CSS px between cells, and between cells and the table's border.
@@ -389,6 +391,7 @@ public struct ComputedStyle: Sendable, Hashable {
         child.textOrientation = textOrientation
         child.textCombineUpright = textCombineUpright
         child.textEmphasis = textEmphasis
+        child.underlineUnder = underlineUnder
         child.borderCollapse = borderCollapse
         child.borderSpacingHorizontal = borderSpacingHorizontal
         child.borderSpacingVertical = borderSpacingVertical

@@ -23,7 +23,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case textTransform, letterSpacing, wordSpacing, whiteSpace, hyphens, direction, writingMode
     case listStyleType, listStylePosition, widows, orphans, visibility, quotes
     case wordBreak, overflowWrap, lineBreak, textOrientation, textCombineUpright, textEmphasisStyle, textEmphasisColor
-    case borderCollapse, borderSpacingHorizontal, borderSpacingVertical
+    case borderCollapse, borderSpacingHorizontal, borderSpacingVertical, textUnderlinePosition
 
     var inherited: Bool { rawValue >= PropertyID.fontFamily.rawValue }
 }
@@ -175,6 +175,8 @@ enum Properties {
         "text-emphasis-style": .textEmphasisStyle, "-epub-text-emphasis-style": .textEmphasisStyle,
         "-webkit-text-emphasis-style": .textEmphasisStyle, "text-emphasis-color": .textEmphasisColor,
         "-epub-text-emphasis-color": .textEmphasisColor, "-webkit-text-emphasis-color": .textEmphasisColor,
+        "text-underline-position": .textUnderlinePosition, "-epub-text-underline-position": .textUnderlinePosition,
+        "-webkit-text-underline-position": .textUnderlinePosition,
         // Logical properties, for horizontal left-to-right text.
         "margin-block-start": .marginTop, "margin-block-end": .marginBottom, "margin-inline-start": .marginLeft,
         "margin-inline-end": .marginRight, "padding-block-start": .paddingTop, "padding-block-end": .paddingBottom,
@@ -269,7 +271,7 @@ enum Properties {
         "text-decoration-skip-ink", "text-decoration-style", "text-decoration-thickness", "text-emphasis",
         "text-emphasis-color", "text-emphasis-position", "text-emphasis-style", "text-justify", "text-orientation",
         "text-overflow", "text-rendering", "text-shadow", "text-size-adjust", "text-underline-offset",
-        "text-underline-position", "text-wrap", "touch-action", "transform", "transform-origin", "transform-style",
+        "text-wrap", "touch-action", "transform", "transform-origin", "transform-style",
         "transition", "transition-delay", "transition-duration", "transition-property", "transition-timing-function",
         "translate", "user-select", "vertical-align", "will-change", "word-break", "word-wrap", "zoom",
         "size", "marks", "bleed", "src", "font-display", "unicode-range", "orientation", "fill", "stroke",
@@ -336,6 +338,7 @@ enum Properties {
         switch property {
         case .writingMode: return word == "horizontal-tb"  // vertical writing is not set yet
         case .textOrientation: return false  // only matters in vertical text
+        case .textUnderlinePosition: return !(word ?? "").contains("left") && !(word ?? "").contains("right")  // sides of vertical text
         case .textCombineUpright: return word == "none"
         case .unicodeBidi: return word == "normal"  // embeddings and isolates come from direction alone
         case .objectFit: return word == "fill"
@@ -1103,6 +1106,13 @@ enum Properties {
             return values.isEmpty || values.count > 2 ? nil : .keyword((fill.isEmpty ? "filled" : fill) + " " + shape)
         case .textEmphasisColor:
             return single.flatMap(color)
+        case .textUnderlinePosition:
+            // auto | from-font | [under || [left | right]]
+            let words = values.compactMap(\.lowerIdent)
+            guard words.count == values.count, (1...2).contains(words.count), Set(words).count == words.count else { return nil }
+            if words.count == 1, ["auto", "from-font", "under", "left", "right"].contains(words[0]) { return .keyword(words[0]) }
+            guard words.contains("under"), words.contains("left") || words.contains("right") else { return nil }
+            return .keyword("under " + (words.contains("left") ? "left" : "right"))
         case .quotes:
             if let word = single?.lowerIdent, word == "none" || word == "auto" { return .keyword(word) }
             var strings: [String] = []

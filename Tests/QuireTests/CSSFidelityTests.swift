@@ -1037,6 +1037,19 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertLessThan(gradient ?? .max, border ?? 0, "under the border")
     }
 
+    /// W3C `css-epub-text-underline-position`, part 2: with `under` (and its `-epub-` form) the
+    /// underline sits below the descenders, not just under the baseline.
+    func testUnderlineUnderSitsBelowDescenders() throws {
+        let body = #"<p><span style="text-decoration: underline">The folk-kings' former fame</span></p>"#
+        let (layout, under) = try Self.chapter(style: "p { -epub-text-underline-position: under }", body: body)
+        let (_, normal) = try Self.chapter(style: "", body: body)
+        func underline(_ chapter: ChapterLayout) throws -> Double { try XCTUnwrap(Self.strokes(chapter.pages[0]).first).from.y }
+        let baseline = try XCTUnwrap(Self.runs(under.pages[0]).first).origin.y
+        let size = 16 * layout.settings.profile.pixelsPerCSSPixel
+        XCTAssertEqual(try underline(normal) - baseline, size * 0.12, accuracy: 0.5)
+        XCTAssertGreaterThan(try underline(under) - baseline, size * 0.2, "below the descender of g")
+    }
+
     /// The W3C fixed-layout ICB test: two absolutely positioned boxes and the text; the red one
     /// reaches past the 900×600 viewport and is clipped to it. Pixel checks: within 40 levels.
     func testFixedLayoutViewportClipsPositionedBoxes() throws {

@@ -335,6 +335,11 @@ final class CSSValueTests: XCTestCase {
         XCTAssertNil(parse("column-count", "0"))
         XCTAssertNil(parse("column-width", "-1em"))
         XCTAssertNil(parse("columns", "2 3"))
+        for (text, honoured) in [("under", true), ("auto", true), ("under left", false), ("right", false)] {
+            let pairs = try XCTUnwrap(parse("text-underline-position", text), text)
+            XCTAssertEqual(Properties.honoured(pairs[0].0, pairs[0].1), honoured, text)
+        }
+        XCTAssertNil(parse("text-underline-position", "left right"))
         XCTAssertNotNil(parse("columns", "auto"))
     }
 }
