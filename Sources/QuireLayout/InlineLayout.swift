@@ -942,6 +942,15 @@ final class InlineLayout {
             segments = split
             measure(&segments, paragraph)
         }
+        // ICU breaks after a soft hyphen: that break is a hyphenation point (a hyphen is drawn if
+        // the line ends there), and under `hyphens: none` no break at all.
+        if text.contains(0xAD) {
+            for index in segments.indices where segments[index].kind == .text && segments[index].end > segments[index].start
+                && segments[index].end < text.count && text[segments[index].end - 1] == 0xAD && breakable[segments[index].end]
+            {
+                if styles[segments[index].style].hyphens == .none { breakable[segments[index].end] = false } else { segments[index].hyphenAfter = true }
+            }
+        }
         var (items, itemSegment) = breakItems(segments, paragraph, breakable: breakable, justify: justify)
         let breaks: LineBreaks
         if justify {

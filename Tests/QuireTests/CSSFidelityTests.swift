@@ -1050,6 +1050,29 @@ final class CSSFidelityTests: XCTestCase {
         XCTAssertGreaterThan(try underline(under) - baseline, size * 0.2, "below the descender of g")
     }
 
+    /// Defect 9 (W3C `css-epub-hyphens`, block 2): a line broken at a soft hyphen ends in a
+    /// drawn hyphen, under `hyphens: manual` as under `auto`, in ragged and justified text.
+    func testSoftHyphenBreaksDrawAHyphen() throws {
+        let words = String(repeating: "The art\u{AD}ist can ex\u{AD}press every\u{AD}thing. Thought and lang\u{AD}uage are to the art\u{AD}ist instru\u{AD}ments of an art. ", count: 4)
+        for style in ["p { hyphens: manual; text-align: left; width: 7em }", "p { -epub-hyphens: manual; text-align: justify; width: 7em }", "p { hyphens: auto; width: 7em }"] {
+            let (_, chapter) = try Self.chapter(style: style, body: "<p>\(words)</p>")
+            let page = try XCTUnwrap(chapter.pages.first)
+            // The text has no hyphen of its own: every hyphen drawn ends a line broken at a soft one.
+            var broken = 0
+            for line in page.lines.dropLast() {
+                let last = try XCTUnwrap(Self.runs(page).filter { $0.origin.y >= line.rect.y && $0.origin.y <= line.rect.maxY }.max { $0.origin.x < $1.origin.x })
+                if last.glyphs.last == last.face.glyph(for: "-") { broken += 1 }
+            }
+            let drawn = Self.runs(page).reduce(0) { count, run in count + run.glyphs.filter { $0 == run.face.glyph(for: "-") }.count }
+            XCTAssertEqual(drawn, broken, "\(style): hyphens only at line ends")
+            XCTAssertGreaterThan(broken, 0, "\(style): lines broken at soft hyphens end in a drawn hyphen")
+        }
+        // hyphens: none: soft hyphens are no break at all, so words stay whole.
+        let (_, whole) = try Self.chapter(style: "p { hyphens: none; width: 7em }", body: "<p>\(words)</p>")
+        let (_, plain) = try Self.chapter(style: "p { hyphens: none; width: 7em }", body: "<p>\(words.replacingOccurrences(of: "\u{AD}", with: ""))</p>")
+        XCTAssertEqual(whole.pages[0].lines.count, plain.pages[0].lines.count, "the same lines as without soft hyphens")
+    }
+
     /// The W3C fixed-layout ICB test: two absolutely positioned boxes and the text; the red one
     /// reaches past the 900×600 viewport and is clipped to it. Pixel checks: within 40 levels.
     func testFixedLayoutViewportClipsPositionedBoxes() throws {
