@@ -590,7 +590,7 @@ struct BlockLayout {
 
     func layoutReplaced(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
         let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
-        let (border, padding) = imageEdges(box.style, basis: width / scale)
+        let (border, padding) = imageEdges(box.style, basis: width / scale, scale: scale)
         let edgeWidth = border.left + border.right + padding.left + padding.right
         let edgeHeight = border.top + border.bottom + padding.top + padding.bottom
         var w = used.width * scale
@@ -618,14 +618,6 @@ struct BlockLayout {
             flow.offset(since: drawn, dx: offset.dx, dy: offset.dy)
         }
         flow.collapseMargin(marginBottom)
-    }
-
-    /// An image's border and padding in device pixels (its margins are placed by the caller).
-    func imageEdges(_ style: ComputedStyle, basis: Double) -> (border: Edges<Double>, padding: Edges<Double>) {
-        let padding = Edges(
-            top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
-            bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
-        return (borderEdges(style), padding)
     }
 
     /// Draws an image at `rect` (its content box) into `slice`, with its box's background,
@@ -687,7 +679,7 @@ struct BlockLayout {
     func layoutFloat(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
         let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
         let basis = width / scale
-        let (border, padding) = imageEdges(box.style, basis: basis)
+        let (border, padding) = imageEdges(box.style, basis: basis, scale: scale)
         let edgeWidth = border.left + border.right + padding.left + padding.right
         let edgeHeight = border.top + border.bottom + padding.top + padding.bottom
         var w = used.width * scale

@@ -2,6 +2,7 @@ import Dispatch
 import QuireContainer
 import QuireCore
 import QuireImages
+import QuireStyle
 
 /// What layout knows about an image: measured from its header (CSS px), or failed with a reason.
 public enum ImageMeasurement: Sendable, Hashable {
@@ -215,4 +216,17 @@ public final class ChapterHandle: Sendable {
         guard offset >= 0, offset <= chapter.textLength else { return nil }
         return chapter.pages.lastIndex { $0.start <= offset }
     }
+}
+
+/// An image's border and padding in device pixels at `scale`, percentages of `basis` CSS px (the
+/// containing block's width): the box drawn around the picture, wherever the image sits.
+func imageEdges(_ style: ComputedStyle, basis: Double, scale: Double) -> (border: Edges<Double>, padding: Edges<Double>) {
+    func width(_ style: BorderStyle, _ value: Double) -> Double { style == .none || style == .hidden ? 0 : value * scale }
+    let border = Edges(
+        top: width(style.borderStyle.top, style.borderWidth.top), right: width(style.borderStyle.right, style.borderWidth.right),
+        bottom: width(style.borderStyle.bottom, style.borderWidth.bottom), left: width(style.borderStyle.left, style.borderWidth.left))
+    let padding = Edges(
+        top: style.padding.top.resolve(against: basis) * scale, right: style.padding.right.resolve(against: basis) * scale,
+        bottom: style.padding.bottom.resolve(against: basis) * scale, left: style.padding.left.resolve(against: basis) * scale)
+    return (border, padding)
 }

@@ -619,20 +619,11 @@ final class InlineLayout {
     /// An inline image's border-box size: the picture with its padding and border.
     func atomSize(_ box: ReplacedBox) -> (width: Double, height: Double) {
         let size = usedImageSize(box, containingWidth: containingWidth / scale, containingHeight: caches.pageHeight / scale)
-        let edges = atomEdges(box)
-        return (size.width * scale + edges.left + edges.right, size.height * scale + edges.top + edges.bottom)
+        let (border, padding) = imageEdges(box.style, basis: containingWidth / scale, scale: scale)
+        return (size.width * scale + border.left + padding.left + padding.right + border.right,
+            size.height * scale + border.top + padding.top + padding.bottom + border.bottom)
     }
 
-    /// An inline image's border and padding together, in device pixels.
-    func atomEdges(_ box: ReplacedBox) -> Edges<Double> {
-        let style = box.style
-        let basis = containingWidth / scale
-        return Edges(
-            top: (style.borderWidth.top + style.padding.top.resolve(against: basis)) * scale,
-            right: (style.borderWidth.right + style.padding.right.resolve(against: basis)) * scale,
-            bottom: (style.borderWidth.bottom + style.padding.bottom.resolve(against: basis)) * scale,
-            left: (style.borderWidth.left + style.padding.left.resolve(against: basis)) * scale)
-    }
 
     static func isCJK(_ unit: UInt16) -> Bool {
         (0x3040...0x30FF).contains(unit) || (0x3400...0x4DBF).contains(unit) || (0x4E00...0x9FFF).contains(unit)
@@ -1236,9 +1227,11 @@ final class InlineLayout {
                 let box = paragraph.atoms[piece.start]!
                 let size = atomSize(box)
                 let outer = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
-                let edges = atomEdges(box)
-                let rect = Rect(x: outer.x + edges.left, y: outer.y + edges.top, width: outer.width - edges.left - edges.right, height: outer.height - edges.top - edges.bottom)
-                let border = Edges(top: box.style.borderWidth.top * scale, right: box.style.borderWidth.right * scale, bottom: box.style.borderWidth.bottom * scale, left: box.style.borderWidth.left * scale)
+                let (border, padding) = imageEdges(box.style, basis: containingWidth / scale, scale: scale)
+                let rect = Rect(
+                    x: outer.x + border.left + padding.left, y: outer.y + border.top + padding.top,
+                    width: outer.width - border.left - padding.left - padding.right - border.right,
+                    height: outer.height - border.top - padding.top - padding.bottom - border.bottom)
                 let first = items.count
                 items += boxItems(box.style, rect: outer, widths: border, leftEdge: true, rightEdge: true)
                 items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity), altText: altText(box, in: rect)))

@@ -131,7 +131,7 @@ extension BlockLayout {
             let margin = Edges(
                 top: px(style.margin.top.resolve(against: widthBasis) ?? 0), right: px(style.margin.right.resolve(against: widthBasis) ?? 0),
                 bottom: px(style.margin.bottom.resolve(against: widthBasis) ?? 0), left: px(style.margin.left.resolve(against: widthBasis) ?? 0))
-            let (border, padding) = imageEdges(style, basis: widthBasis)
+            let (border, padding) = imageEdges(style, basis: widthBasis, scale: scale)
             let (w, h) = (used.width * scale, used.height * scale)
             outerWidth = margin.left + border.left + padding.left + w + padding.right + border.right + margin.right
             let slice = inner.addSlice(height: margin.top + border.top + padding.top + h + padding.bottom + border.bottom + margin.bottom, start: box.offset)

@@ -138,6 +138,8 @@ public final class StyleEngine: Sendable {
         var hash: UInt64
         var count: Int
         var environment: StyleEnvironment
+        /// Compiled for the CSS report, with each declaration's place kept.
+        var forReport = false
     }
 
     /// One sheet of a rule index's list: its key (nil for the user-agent sheet) and origin.
@@ -173,11 +175,13 @@ public final class StyleEngine: Sendable {
 
     /// A parsed stylesheet (from the book's cache when the same bytes were parsed before) and its
     /// cache key, which also names it in rule-index keys.
-    func sheet(bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?) -> (sheet: StyleSheet, key: SheetKey) {
-        let key = SheetKey(path: path, hash: StyleEngine.fnv1a(bytes), count: bytes.count, environment: environment)
+    func sheet(
+        bytes: [UInt8], path: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?, forReport: Bool = false
+    ) -> (sheet: StyleSheet, key: SheetKey) {
+        let key = SheetKey(path: path, hash: StyleEngine.fnv1a(bytes), count: bytes.count, environment: environment, forReport: forReport)
         if let cached = sheetCache.withLock({ $0[key] }) { return (cached, key) }
         let sheet = withoutActuallyEscaping(loadResource) { load in
-            var compiler = SheetCompiler(environment: environment, loadResource: load)
+            var compiler = SheetCompiler(environment: environment, loadResource: load, counting: forReport)
             compiler.compile(bytes: bytes, path: path)
             return compiler.sheet
         }
@@ -208,8 +212,8 @@ public final class StyleEngine: Sendable {
         computeStyles(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, forReport: false)
     }
 
-    /// Styles as the CSS report sees them: sheets compiled afresh with their declarations' places
-    /// kept, and for each element where the winners of `UnhonouredFeature`'s properties were
+    /// Styles as the CSS report sees them: sheets compiled with their declarations' places kept
+    /// (cached apart from layout's), and for each element where the winners of `UnhonouredFeature`'s properties were
     /// written (`DocumentStyles.declarations(asking:at:)`).
     public func computeStylesForReport(
         document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?
@@ -240,19 +244,10 @@ public final class StyleEngine: Sendable {
                 mediaDiffers: &mediaDiffers)
             {
                 if svgSheet != nil { svgSheet! += bytes + [0x0A] }
-                if forReport {
-                    let compiled = withoutActuallyEscaping(loadResource) { load -> StyleSheet in
-                        var compiler = SheetCompiler(environment: environment, loadResource: load, counting: true)
-                        compiler.compile(bytes: bytes, path: path)
-                        return compiler.sheet
-                    }
-                    sheets.append((compiled, .author))
-                    reportKeys.append(Self.reportKey(bytes: bytes, path: path, documentPath: documentPath))
-                    continue
-                }
-                let author = sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource)
+                let author = sheet(bytes: bytes, path: path, environment: environment, loadResource: loadResource, forReport: forReport)
                 sheets.append((author.sheet, .author))
                 keys.append(IndexKey(sheet: author.key, origin: .author))
+                reportKeys.append(Self.reportKey(bytes: bytes, path: path, documentPath: documentPath))
             }
         }
         var fontFaces: [FontFaceRule] = []
@@ -262,9 +257,7 @@ public final class StyleEngine: Sendable {
             if let page = sheet.pageRule { pageRule = StyleEngine.merge(pageRule, page) }
         }
         for (sheet, _) in sheets { warnings += sheet.warnings }
-        let cascade = Cascade(
-            tree: document, index: forReport ? RuleIndex(sheets: sheets) : ruleIndex(sheets, keys: keys), environment: environment,
-            styleAttributes: publisher)
+        let cascade = Cascade(tree: document, index: ruleIndex(sheets, keys: keys), environment: environment, styleAttributes: publisher)
         if forReport {
             cascade.winnerSources = Array(repeating: nil, count: PropertyID.allCases.count)
             cascade.countsStyleAttributes = true
