@@ -147,6 +147,15 @@ final class Flow {
 
     func add(_ item: DisplayItem, slice: Int) { items.append((slice, item)) }
 
+    /// The display items and line records owned by each slice, in the order they were added.
+    func bySlice() -> (items: [[DisplayItem]], lines: [[LineRecord]]) {
+        var itemsBySlice = [[DisplayItem]](repeating: [], count: slices.count)
+        for (slice, item) in items { itemsBySlice[slice].append(item) }
+        var linesBySlice = [[LineRecord]](repeating: [], count: slices.count)
+        for (slice, record) in lines { linesBySlice[slice].append(record) }
+        return (itemsBySlice, linesBySlice)
+    }
+
     /// A slice's `start` until `resolveSpaceStarts` gives it the offset of the text after it.
     static let textAfter = -1
 
@@ -189,6 +198,13 @@ final class Flow {
             lines[index].record.rect.y += dy
         }
         for index in mark.layers..<layers.count { layers[index] = layers[index].moved(dx: dx, dy: dy) }
+    }
+
+    /// `position: relative`: what a box drew since `mark` moves by its offsets; its room stays.
+    func moveRelatively(since mark: Mark, _ style: ComputedStyle, containingWidth: Double, scale: Double) {
+        guard style.position == .relative else { return }
+        let offset = relativeOffset(style, containingWidth: containingWidth, scale: scale)
+        if offset != (0, 0) { self.offset(since: mark, dx: offset.dx, dy: offset.dy) }
     }
 
     /// Moves everything laid out since `mark` down by `dy` (a flex container centring its items).
@@ -391,10 +407,7 @@ struct BlockLayout {
             background: block.node == nil || block.node != canvasNode)
         if positioned {
             closeContainingBlock(height: boxBottom - border.bottom - boxTop - border.top)
-            if style.position == .relative {
-                let offset = relativeOffset(style, containingWidth: containingWidth, scale: scale)
-                if offset != (0, 0) { flow.offset(since: start, dx: offset.dx, dy: offset.dy) }
-            }
+            flow.moveRelatively(since: start, style, containingWidth: containingWidth, scale: scale)
         }
         flow.collapseMargin(marginBottom)
         let lastSlice = flow.slices.count - 1
@@ -459,13 +472,7 @@ struct BlockLayout {
 
     /// An item's fixed left and right margins (auto counts as none).
     func horizontalMargins(_ node: FlowNode) -> Double {
-        let style: ComputedStyle
-        switch node {
-        case .block(let block): style = block.style
-        case .replaced(let box): style = box.style
-        case .table(let table): style = table.style
-        case .paragraph: return 0
-        }
+        guard let style = node.style else { return 0 }
         return px(max(0, style.margin.left.resolve(against: 0) ?? 0) + max(0, style.margin.right.resolve(against: 0) ?? 0))
     }
 
@@ -481,58 +488,7 @@ struct BlockLayout {
     /// A block's background, gradient and borders, in that order; rounded corners and shadows
     /// make them one decorated box below the gradient and its border above it.
     func paintBox(_ style: ComputedStyle, border: Edges<Double>, rect: Rect, flow: Flow, background: Bool) {
-        guard rect.height > 0 else {
-            drawBorders(style, border: border, rect: rect, flow: flow)
-            return
-        }
-        let gradient = background && rect.width > 0 ? style.backgroundGradient.map { GradientFill($0, box: rect, scale: scale) } : nil
-        func images(radii: [Double]) {
-            guard background else { return }
-            for layer in BackgroundImageFill.layers(style, rect: rect, border: border, radii: radii, documentPath: documentPath, scale: scale) {
-                flow.spanning.append((rect.y, rect.maxY, .backgroundImage(layer)))
-            }
-        }
-        if let decorated = DecoratedBox(style, box: rect, border: border, scale: scale, background: background) {
-            var under = decorated
-            under.borderWidths = Edges(all: 0)
-            if !under.background.isTransparent || !under.shadows.isEmpty { flow.spanning.append((rect.y, rect.maxY, .box(under))) }
-            if let gradient { flow.spanning.append((rect.y, rect.maxY, .gradient(gradient.clipped(radii: decorated.radii)))) }
-            images(radii: decorated.radii)
-            if decorated.hasBorder {
-                var over = decorated
-                over.background = .transparent
-                over.shadows = []
-                over.area = rect
-                flow.spanning.append((rect.y, rect.maxY, .box(over)))
-            }
-            return
-        }
-        if background, !style.backgroundColor.isTransparent {
-            flow.spanning.append((rect.y, rect.maxY, .fill(rect, style.backgroundColor)))
-        }
-        if let gradient { flow.spanning.append((rect.y, rect.maxY, .gradient(gradient))) }
-        images(radii: [])
-        drawBorders(style, border: border, rect: rect, flow: flow)
-    }
-
-    func drawBorders(_ style: ComputedStyle, border: Edges<Double>, rect: Rect, flow: Flow) {
-        func color(_ value: Color?) -> Color { value ?? style.color }
-        if border.top > 0 {
-            let y = rect.y + border.top / 2
-            flow.spanning.append((rect.y, rect.y + border.top, .stroke(from: Point(x: rect.x, y: y), to: Point(x: rect.maxX, y: y), width: border.top, color: color(style.borderColor.top), style: style.borderStyle.top)))
-        }
-        if border.bottom > 0 {
-            let y = rect.maxY - border.bottom / 2
-            flow.spanning.append((rect.maxY - border.bottom, rect.maxY, .stroke(from: Point(x: rect.x, y: y), to: Point(x: rect.maxX, y: y), width: border.bottom, color: color(style.borderColor.bottom), style: style.borderStyle.bottom)))
-        }
-        if border.left > 0 {
-            let x = rect.x + border.left / 2
-            flow.spanning.append((rect.y, rect.maxY, .stroke(from: Point(x: x, y: rect.y), to: Point(x: x, y: rect.maxY), width: border.left, color: color(style.borderColor.left), style: style.borderStyle.left)))
-        }
-        if border.right > 0 {
-            let x = rect.maxX - border.right / 2
-            flow.spanning.append((rect.y, rect.maxY, .stroke(from: Point(x: x, y: rect.y), to: Point(x: x, y: rect.maxY), width: border.right, color: color(style.borderColor.right), style: style.borderStyle.right)))
-        }
+        flow.spanning += boxDecorations(style, rect: rect, border: border, scale: scale, documentPath: documentPath, background: background)
     }
 
     func layoutParagraph(_ paragraph: Paragraph, left: Double, width: Double, flow: Flow, marker: GeneratedContent?) {
@@ -591,8 +547,7 @@ struct BlockLayout {
     func layoutReplaced(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
         let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
         let (border, padding) = imageEdges(box.style, basis: width / scale, scale: scale)
-        let edgeWidth = border.left + border.right + padding.left + padding.right
-        let edgeHeight = border.top + border.bottom + padding.top + padding.bottom
+        let (edgeWidth, edgeHeight) = ((border + padding).horizontal, (border + padding).vertical)
         var w = used.width * scale
         var h = used.height * scale
         // Contain within the content box, keeping the aspect ratio (images are never split).
@@ -610,13 +565,10 @@ struct BlockLayout {
         case (.auto, _): x = left + max(0, width - w - edgeWidth)
         default: x = left + (box.style.margin.left.resolve(against: width / scale).map(px) ?? 0)
         }
-        let rect = Rect(x: x + border.left + padding.left, y: top + border.top + padding.top, width: w, height: h)
+        let rect = Rect(x: x + (border + padding).left, y: top + (border + padding).top, width: w, height: h)
         let drawn = flow.mark
         placeImage(box, in: rect, border: border, padding: padding, flow: flow, slice: slice, altText: true)
-        if box.style.position == .relative {
-            let offset = relativeOffset(box.style, containingWidth: width, scale: scale)
-            flow.offset(since: drawn, dx: offset.dx, dy: offset.dy)
-        }
+        flow.moveRelatively(since: drawn, box.style, containingWidth: width, scale: scale)
         flow.collapseMargin(marginBottom)
     }
 
@@ -624,14 +576,9 @@ struct BlockLayout {
     /// border, corners and shadow around it first.
     func placeImage(_ box: ReplacedBox, in rect: Rect, border: Edges<Double>, padding: Edges<Double>, flow: Flow, slice: Int, altText: Bool) {
         let style = box.style
-        let outer = Rect(
-            x: rect.x - border.left - padding.left, y: rect.y - border.top - padding.top,
-            width: rect.width + border.left + padding.left + padding.right + border.right,
-            height: rect.height + border.top + padding.top + padding.bottom + border.bottom)
+        let outer = rect.outset(by: border + padding)
         // Drawn with the image's slice: an image is never split across pages.
-        let decorations = Flow()
-        paintBox(style, border: border, rect: outer, flow: decorations, background: true)
-        for span in decorations.spanning { flow.add(span.item, slice: slice) }
+        for decoration in boxDecorations(style, rect: outer, border: border, scale: scale, documentPath: documentPath) { flow.add(decoration.item, slice: slice) }
         let image = ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity)
         flow.add(.image(image, altText: altText ? inline.altText(box, in: rect) : nil), slice: slice)
     }
@@ -680,8 +627,7 @@ struct BlockLayout {
         let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
         let basis = width / scale
         let (border, padding) = imageEdges(box.style, basis: basis, scale: scale)
-        let edgeWidth = border.left + border.right + padding.left + padding.right
-        let edgeHeight = border.top + border.bottom + padding.top + padding.bottom
+        let (edgeWidth, edgeHeight) = ((border + padding).horizontal, (border + padding).vertical)
         var w = used.width * scale
         var h = used.height * scale
         let fit = min(1, max(1, width * 0.9 - edgeWidth) / max(w, 1), max(1, pageHeight - edgeHeight) / max(h, 1))
@@ -698,7 +644,7 @@ struct BlockLayout {
         let x = box.style.float == .left ? left + marginLeft : left + width - w - marginRight
         let slice = flow.addSlice(height: marginTop + h + marginBottom, start: box.offset)
         flow.slices[slice].breakAfter = .avoid
-        let content = Rect(x: x + border.left + padding.left, y: top + marginTop + border.top + padding.top, width: w - edgeWidth, height: h - edgeHeight)
+        let content = Rect(x: x, y: top + marginTop, width: w, height: h).inset(by: border + padding)
         placeImage(box, in: content, border: border, padding: padding, flow: flow, slice: slice, altText: false)
         flow.floats.append(
             (box.style.float, box.style.float == .left ? left : x - marginLeft, box.style.float == .left ? x + w + marginRight : left + width, top, top + marginTop + h + marginBottom))
@@ -783,13 +729,7 @@ struct BlockLayout {
     func layoutTable(_ table: TableNode, left containingLeft: Double, width containingWidth: Double, flow: Flow) {
         let style = table.style
         let start = flow.mark
-        defer {
-            // `position: relative` moves the table's drawing, not its room.
-            if style.position == .relative {
-                let offset = relativeOffset(style, containingWidth: containingWidth, scale: scale)
-                if offset != (0, 0) { flow.offset(since: start, dx: offset.dx, dy: offset.dy) }
-            }
-        }
+        defer { flow.moveRelatively(since: start, style, containingWidth: containingWidth, scale: scale) }
         // The table's box: its fixed side margins, and its `width` (its border box, as browsers
         // size tables) where that is less than the room.
         let basis = containingWidth / scale
@@ -809,7 +749,7 @@ struct BlockLayout {
         let padding = collapse ? Edges(all: 0.0) : Edges(
             top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
             bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
-        let edges = Edges(top: border.top + padding.top, right: border.right + padding.right, bottom: border.bottom + padding.bottom, left: border.left + padding.left)
+        let edges = border + padding
         let firstSlice = flow.slices.count
         if edges.top > 0 {
             flow.flushMargin()
@@ -820,12 +760,12 @@ struct BlockLayout {
         let columns = max(1, table.rows.map(\.count).max() ?? 1)
         let spacing = collapse ? (h: 0.0, v: 0.0) : (h: px(style.borderSpacingHorizontal), v: px(style.borderSpacingVertical))
         let rows = collapse ? Self.collapsedBorders(table.rows, tableBorder: border) : table.rows
-        let width = max(outerWidth - edges.left - edges.right - Double(columns + 1) * spacing.h, px(8))
+        let width = max(outerWidth - edges.horizontal - Double(columns + 1) * spacing.h, px(8))
         var spaced = table
         spaced.rows = rows
         let (widths, squeezed) = columnWidths(spaced, columns: columns, available: width)
         // Auto side margins centre a table narrower than its room, or put it at the end.
-        let natural = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + edges.left + edges.right)
+        let natural = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + edges.horizontal)
         if fixedLeft == nil { outerLeft += fixedRight == nil ? (room - natural) / 2 : room - natural }
         let left = outerLeft + edges.left + spacing.h
         // Columns narrower than their longest words: those words break, rather than spill into

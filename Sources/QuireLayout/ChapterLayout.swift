@@ -295,10 +295,7 @@ public final class BookLayout: @unchecked Sendable {
         if ranges.isEmpty { return blankChapter(nil) }
         let layers = layerItems(flow, cuts: ranges)
         var pages: [Page] = []
-        var itemsBySlice: [[DisplayItem]] = Array(repeating: [], count: flow.slices.count)
-        for (slice, item) in flow.items { itemsBySlice[slice].append(item) }
-        var linesBySlice: [[LineRecord]] = Array(repeating: [], count: flow.slices.count)
-        for (slice, record) in flow.lines { linesBySlice[slice].append(record) }
+        let (itemsBySlice, linesBySlice) = flow.bySlice()
         for (pageIndex, cut) in ranges.enumerated() {
             let range = cut.slices
             let (top, bottom) = (cut.top, cut.bottom)

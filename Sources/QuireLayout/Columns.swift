@@ -48,10 +48,7 @@ extension BlockLayout {
         var room = paged ? roomLeftOnPage(flow) : .infinity
         if room < inner.slices[0].bottom - inner.slices[0].top + 0.5 { room = pageHeight }
         let style = block.style
-        var itemsBySlice = [[DisplayItem]](repeating: [], count: inner.slices.count)
-        for (slice, item) in inner.items { itemsBySlice[slice].append(item) }
-        var linesBySlice = [[LineRecord]](repeating: [], count: inner.slices.count)
-        for (slice, record) in inner.lines { linesBySlice[slice].append(record) }
+        let (itemsBySlice, linesBySlice) = inner.bySlice()
         // Where each column's part of the inner flow went: for the layers anchored in it.
         var placements: [(top: Double, dx: Double, dy: Double)] = []
         var first = 0

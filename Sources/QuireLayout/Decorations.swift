@@ -156,3 +156,76 @@ public struct BackgroundImageFill: Sendable, Hashable {
         return fills
     }
 }
+
+/// A box's background colour, gradient, image layers, border, corners and shadow at `rect` (its
+/// border box), in paint order, each with the part of the flow it covers (what a page's cut
+/// selects it by). `background: false` leaves the background to the page (the canvas's box).
+/// `leftEdge`/`rightEdge` false: an inline box broken across lines, with no edge or rounding on
+/// that side of this line's piece. One painter for blocks, tables, images and inline boxes.
+func boxDecorations(
+    _ style: ComputedStyle, rect: Rect, border: Edges<Double>, scale: Double, documentPath: String, background: Bool = true,
+    leftEdge: Bool = true, rightEdge: Bool = true
+) -> [(top: Double, bottom: Double, item: DisplayItem)] {
+    var items: [(top: Double, bottom: Double, item: DisplayItem)] = []
+    func add(_ item: DisplayItem) { items.append((rect.y, rect.maxY, item)) }
+    guard rect.height > 0 else { return borderStrokes(style, border: border, rect: rect, leftEdge: leftEdge, rightEdge: rightEdge) }
+    let gradient = background && rect.width > 0 ? style.backgroundGradient.map { GradientFill($0, box: rect, scale: scale) } : nil
+    func images(radii: [Double]) {
+        guard background else { return }
+        for layer in BackgroundImageFill.layers(style, rect: rect, border: border, radii: radii, documentPath: documentPath, scale: scale) {
+            add(.backgroundImage(layer))
+        }
+    }
+    if var decorated = DecoratedBox(style, box: rect, border: border, scale: scale, background: background) {
+        if !leftEdge {
+            decorated.borderWidths.left = 0
+            for index in [0, 1, 6, 7] { decorated.radii[index] = 0 }
+        }
+        if !rightEdge {
+            decorated.borderWidths.right = 0
+            for index in [2, 3, 4, 5] { decorated.radii[index] = 0 }
+        }
+        // Colour and shadow under the gradient and images, the border over them.
+        var under = decorated
+        under.borderWidths = Edges(all: 0)
+        if !under.background.isTransparent || !under.shadows.isEmpty { add(.box(under)) }
+        if let gradient { add(.gradient(gradient.clipped(radii: decorated.radii))) }
+        images(radii: decorated.radii)
+        if decorated.hasBorder {
+            var over = decorated
+            over.background = .transparent
+            over.shadows = []
+            over.area = rect
+            add(.box(over))
+        }
+        return items
+    }
+    if background, !style.backgroundColor.isTransparent { add(.fill(rect, style.backgroundColor)) }
+    if let gradient { add(.gradient(gradient)) }
+    images(radii: [])
+    return items + borderStrokes(style, border: border, rect: rect, leftEdge: leftEdge, rightEdge: rightEdge)
+}
+
+/// A square box's borders as strokes down the middle of each side, each with the part of the
+/// flow it covers.
+func borderStrokes(_ style: ComputedStyle, border: Edges<Double>, rect: Rect, leftEdge: Bool = true, rightEdge: Bool = true) -> [(top: Double, bottom: Double, item: DisplayItem)] {
+    func color(_ value: Color?) -> Color { value ?? style.color }
+    var strokes: [(top: Double, bottom: Double, item: DisplayItem)] = []
+    if border.top > 0 {
+        let y = rect.y + border.top / 2
+        strokes.append((rect.y, rect.y + border.top, .stroke(from: Point(x: rect.x, y: y), to: Point(x: rect.maxX, y: y), width: border.top, color: color(style.borderColor.top), style: style.borderStyle.top)))
+    }
+    if border.bottom > 0 {
+        let y = rect.maxY - border.bottom / 2
+        strokes.append((rect.maxY - border.bottom, rect.maxY, .stroke(from: Point(x: rect.x, y: y), to: Point(x: rect.maxX, y: y), width: border.bottom, color: color(style.borderColor.bottom), style: style.borderStyle.bottom)))
+    }
+    if leftEdge, border.left > 0 {
+        let x = rect.x + border.left / 2
+        strokes.append((rect.y, rect.maxY, .stroke(from: Point(x: x, y: rect.y), to: Point(x: x, y: rect.maxY), width: border.left, color: color(style.borderColor.left), style: style.borderStyle.left)))
+    }
+    if rightEdge, border.right > 0 {
+        let x = rect.maxX - border.right / 2
+        strokes.append((rect.y, rect.maxY, .stroke(from: Point(x: x, y: rect.y), to: Point(x: x, y: rect.maxY), width: border.right, color: color(style.borderColor.right), style: style.borderStyle.right)))
+    }
+    return strokes
+}

@@ -38,6 +38,11 @@ public struct Rect: Sendable, Hashable {
         Rect(x: x + edges.left, y: y + edges.top, width: max(0, width - edges.left - edges.right), height: max(0, height - edges.top - edges.bottom))
     }
 
+    /// The rectangle around this one by `edges` (a content box with its padding and border).
+    public func outset(by edges: Edges<Double>) -> Rect {
+        Rect(x: x - edges.left, y: y - edges.top, width: width + edges.horizontal, height: height + edges.vertical)
+    }
+
     /// The part both share, or nil when they do not meet.
     public func intersection(_ other: Rect) -> Rect? {
         let left = max(x, other.x), top = max(y, other.y), right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
@@ -107,5 +112,16 @@ public struct LayoutSettings: Sendable, Hashable {
     public var contentRect: Rect {
         let margin = marginPixels
         return Rect(x: margin, y: margin, width: Double(profile.width) - 2 * margin, height: Double(profile.height) - 2 * margin)
+    }
+}
+
+extension Edges where Value == Double {
+    /// Left and right together, and top and bottom.
+    public var horizontal: Double { left + right }
+    public var vertical: Double { top + bottom }
+
+    /// Two sets of edges one inside the other (a border and the padding inside it).
+    public static func + (outer: Edges, inner: Edges) -> Edges {
+        Edges(top: outer.top + inner.top, right: outer.right + inner.right, bottom: outer.bottom + inner.bottom, left: outer.left + inner.left)
     }
 }

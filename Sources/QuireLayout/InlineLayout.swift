@@ -620,8 +620,7 @@ final class InlineLayout {
     func atomSize(_ box: ReplacedBox) -> (width: Double, height: Double) {
         let size = usedImageSize(box, containingWidth: containingWidth / scale, containingHeight: caches.pageHeight / scale)
         let (border, padding) = imageEdges(box.style, basis: containingWidth / scale, scale: scale)
-        return (size.width * scale + border.left + padding.left + padding.right + border.right,
-            size.height * scale + border.top + padding.top + padding.bottom + border.bottom)
+        return (size.width * scale + (border + padding).horizontal, size.height * scale + (border + padding).vertical)
     }
 
 
@@ -1228,10 +1227,7 @@ final class InlineLayout {
                 let size = atomSize(box)
                 let outer = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
                 let (border, padding) = imageEdges(box.style, basis: containingWidth / scale, scale: scale)
-                let rect = Rect(
-                    x: outer.x + border.left + padding.left, y: outer.y + border.top + padding.top,
-                    width: outer.width - border.left - padding.left - padding.right - border.right,
-                    height: outer.height - border.top - padding.top - padding.bottom - border.bottom)
+                let rect = outer.inset(by: border + padding)
                 let first = items.count
                 items += boxItems(box.style, rect: outer, widths: border, leftEdge: true, rightEdge: true)
                 items.append(.image(ImageBox(rect: rect, resource: box.resource, alt: box.alt, state: box.displayState, inlineData: box.inlineData, opacity: box.style.opacity), altText: altText(box, in: rect)))
@@ -1374,60 +1370,11 @@ extension InlineLayout {
         return items
     }
 
-    /// An inline box's (or an inline image's) background, image layers, border, corners and
-    /// shadow on one line, at `rect` (its border box there); `leftEdge`/`rightEdge` say whether
-    /// the box begins or ends on this line (a box broken across lines has no edge or rounding
-    /// where it breaks). Image layers and gradients are placed in each line's piece on its own
-    /// (as `box-decoration-break: clone` would), over the colour and under the border.
+    /// An inline box's (or an inline image's) decorations on one line, at `rect` (its border box
+    /// there). Image layers and gradients are placed in each line's piece on its own (as
+    /// `box-decoration-break: clone` would).
     func boxItems(_ style: ComputedStyle, rect: Rect, widths: Edges<Double>, leftEdge: Bool, rightEdge: Bool) -> [DisplayItem] {
-        var items: [DisplayItem] = []
-        let (left, top, right, bottom) = (rect.x, rect.y, rect.maxX, rect.maxY)
-        func images(radii: [Double]) {
-            if let gradient = style.backgroundGradient, rect.width > 0 {
-                let fill = GradientFill(gradient, box: rect, scale: scale)
-                items.append(.gradient(radii.isEmpty ? fill : fill.clipped(radii: radii)))
-            }
-            for layer in BackgroundImageFill.layers(style, rect: rect, border: widths, radii: radii, documentPath: documentPath, scale: scale) {
-                items.append(.backgroundImage(layer))
-            }
-        }
-        if var decorated = DecoratedBox(style, box: rect, border: widths, scale: scale) {
-            if !leftEdge {
-                decorated.borderWidths.left = 0
-                for index in [0, 1, 6, 7] { decorated.radii[index] = 0 }
-            }
-            if !rightEdge {
-                decorated.borderWidths.right = 0
-                for index in [2, 3, 4, 5] { decorated.radii[index] = 0 }
-            }
-            guard style.backgroundGradient != nil || style.backgroundImageURLs.contains(where: { $0 != nil }) else { return [.box(decorated)] }
-            var under = decorated
-            under.borderWidths = Edges(all: 0)
-            items.append(.box(under))
-            images(radii: decorated.radii)
-            var over = decorated
-            over.background = .transparent
-            over.shadows = []
-            over.area = rect
-            items.append(.box(over))
-            return items
-        }
-        if !style.backgroundColor.isTransparent { items.append(.fill(rect, style.backgroundColor)) }
-        images(radii: [])
-        func color(_ value: Color?) -> Color { value ?? style.color }
-        if widths.top > 0 {
-            items.append(.stroke(from: Point(x: left, y: top + widths.top / 2), to: Point(x: right, y: top + widths.top / 2), width: widths.top, color: color(style.borderColor.top), style: style.borderStyle.top))
-        }
-        if widths.bottom > 0 {
-            items.append(.stroke(from: Point(x: left, y: bottom - widths.bottom / 2), to: Point(x: right, y: bottom - widths.bottom / 2), width: widths.bottom, color: color(style.borderColor.bottom), style: style.borderStyle.bottom))
-        }
-        if leftEdge, widths.left > 0 {
-            items.append(.stroke(from: Point(x: left + widths.left / 2, y: top), to: Point(x: left + widths.left / 2, y: bottom), width: widths.left, color: color(style.borderColor.left), style: style.borderStyle.left))
-        }
-        if rightEdge, widths.right > 0 {
-            items.append(.stroke(from: Point(x: right - widths.right / 2, y: top), to: Point(x: right - widths.right / 2, y: bottom), width: widths.right, color: color(style.borderColor.right), style: style.borderStyle.right))
-        }
-        return items
+        boxDecorations(style, rect: rect, border: widths, scale: scale, documentPath: documentPath, leftEdge: leftEdge, rightEdge: rightEdge).map(\.item)
     }
 }
 

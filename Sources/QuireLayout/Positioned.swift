@@ -49,15 +49,20 @@ final class ContainingBlocks {
 }
 
 extension FlowNode {
+    /// The style of a block, picture or table (a paragraph's runs carry their own).
+    var style: ComputedStyle? {
+        switch self {
+        case .block(let block): return block.style
+        case .replaced(let box): return box.style
+        case .table(let table): return table.style
+        case .paragraph: return nil
+        }
+    }
+
     /// A block or picture out of the flow (`position: absolute` or `fixed`).
     var isOutOfFlow: Bool {
-        let style: ComputedStyle
-        switch self {
-        case .block(let block): style = block.style
-        case .replaced(let box): style = box.style
-        default: return false
-        }
-        return style.position == .absolute || style.position == .fixed
+        if case .table = self { return false }
+        return style?.position == .absolute || style?.position == .fixed
     }
 }
 
@@ -88,12 +93,7 @@ extension BlockLayout {
     /// placed against the box it sits in.
     func deferPositioned(_ node: FlowNode, left: Double, width: Double, flow: Flow) {
         let staticTop = flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative
-        let fixed: Bool = {
-            if case .block(let block) = node { return block.style.position == .fixed }
-            if case .replaced(let box) = node { return box.style.position == .fixed }
-            return false
-        }()
-        let index = fixed ? containingBlocks.frames.indices.first : containingBlocks.frames.indices.last
+        let index = node.style?.position == .fixed ? containingBlocks.frames.indices.first : containingBlocks.frames.indices.last
         if let index, containingBlocks.frames[index].flow === flow {
             containingBlocks.frames[index].waiting.append((node, left, staticTop))
         } else {
@@ -133,9 +133,10 @@ extension BlockLayout {
                 bottom: px(style.margin.bottom.resolve(against: widthBasis) ?? 0), left: px(style.margin.left.resolve(against: widthBasis) ?? 0))
             let (border, padding) = imageEdges(style, basis: widthBasis, scale: scale)
             let (w, h) = (used.width * scale, used.height * scale)
-            outerWidth = margin.left + border.left + padding.left + w + padding.right + border.right + margin.right
-            let slice = inner.addSlice(height: margin.top + border.top + padding.top + h + padding.bottom + border.bottom + margin.bottom, start: box.offset)
-            let content = Rect(x: margin.left + border.left + padding.left, y: margin.top + border.top + padding.top, width: w, height: h)
+            let around = margin + border + padding
+            outerWidth = w + around.horizontal
+            let slice = inner.addSlice(height: h + around.vertical, start: box.offset)
+            let content = Rect(x: around.left, y: around.top, width: w, height: h)
             placeImage(box, in: content, border: border, padding: padding, flow: inner, slice: slice, altText: false)
         default:
             return

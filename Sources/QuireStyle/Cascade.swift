@@ -177,6 +177,7 @@ final class Cascade {
     /// recording), and per element the winners of the properties layout may leave unhonoured.
     var winnerSources: [WinnerSource?]? = nil
     var recordedSources: [Int32: [PropertyID: WinnerSource]] = [:]
+    private var sourcesByKey: [CascadeKey: [PropertyID: WinnerSource]] = [:]
     var countsStyleAttributes = false
     /// The CSS report's key for each sheet of the index (nil for sheets it does not count).
     var sheetReportKeys: [String?] = []
@@ -921,13 +922,9 @@ final class Cascade {
 
     // MARK: Declaration sources (the CSS report)
 
-    /// Keeps, for one element, where the winning declarations of `PropertyID.reportedPerElement`
-    /// were written: author sheets and style attributes only.
-    private func recordSources(element: Int32, matched: [Int32], hints: [Decl], styleText: String?) {
-        for k in winnerSources!.indices { winnerSources![k] = nil }
-        var scratch = [DeclValue?](repeating: nil, count: PropertyID.allCases.count)
-        var custom: [String: [CV]] = [:]
-        _ = cascade(rules: matched, pseudo: nil, hints: hints, styleBlock: styleText.flatMap { styleAttributeBlocks[$0] }, winners: &scratch, custom: &custom)
+    /// Where the winners of `PropertyID.reportedPerElement` were written, from the cascade just
+    /// run (`winnerSources`): author sheets and style attributes only.
+    private func reportedSources(styleText: String?) -> [PropertyID: WinnerSource] {
         var found: [PropertyID: WinnerSource] = [:]
         for property in PropertyID.reportedPerElement {
             guard var source = winnerSources![property.rawValue] else { continue }
@@ -939,7 +936,7 @@ final class Cascade {
             }
             found[property] = source
         }
-        if !found.isEmpty { recordedSources[element] = found }
+        return found
     }
 
     /// The recorded winners as the declarations written in the book.
@@ -1027,8 +1024,11 @@ final class Cascade {
                     }
                 }
                 for k in winners.indices { winners[k] = nil }
+                if winnerSources != nil { for k in winnerSources!.indices { winnerSources![k] = nil } }
                 var custom: [String: [CV]] = [:]
                 _ = cascade(rules: matched, pseudo: nil, hints: hintList, styleBlock: styleBlock, winners: &winners, custom: &custom)
+                // Elements with the same key have the same winners, so their sources are kept with it.
+                if winnerSources != nil { sourcesByKey[key] = reportedSources(styleText: styleText) }
                 let full = compute(winners: winners, custom: custom, parent: parent, isRoot: isRoot, language: language, pseudo: nil)
                 if isRoot { rootFontSize = full.style.fontSize }
                 var r = CascadeResult(full: intern(full))
@@ -1054,7 +1054,7 @@ final class Cascade {
                 cache[key] = r
                 result = r
             }
-            if winnerSources != nil { recordSources(element: e, matched: matched, hints: hintList, styleText: styleText) }
+            if winnerSources != nil, let sources = sourcesByKey[key], !sources.isEmpty { recordedSources[e] = sources }
             nodeFull[index] = result.full
             let full = fullStyles[Int(result.full)]
             // Counters and generated content, in document order.
