@@ -39,6 +39,7 @@ let package = Package(
             name: "CQuireImage",
             linkerSettings: [
                 .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
+                .linkedLibrary("avif"), .linkedLibrary("jxl"),
             ]),
 
         // cairo, poppler-glib and librsvg (and the GTK stack behind them) are opened on first use,

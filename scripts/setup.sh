@@ -7,7 +7,7 @@ set -euo pipefail
 BUILD_PACKAGES=(
   pkg-config libzip-dev libdeflate-dev libxml2-dev libfreetype-dev libharfbuzz-dev libicu-dev libfontconfig-dev
   libfribidi-dev libglib2.0-dev libcairo2-dev libpoppler-glib-dev libjpeg62-turbo-dev libpng-dev librsvg2-dev
-  libwebp-dev libhyphen-dev libchafa-dev
+  libwebp-dev libavif-dev libjxl-dev libhyphen-dev libchafa-dev
 )
 # Fonts and hyphenation dictionaries used at run time.
 RUNTIME_PACKAGES=(

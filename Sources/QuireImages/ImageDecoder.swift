@@ -30,7 +30,7 @@ public enum ImageDecoder {
     /// Decodes to the largest size that fits `maxWidth` × `maxHeight`, keeping the aspect ratio and
     /// never above the intrinsic size, with EXIF orientation applied. JPEG (DCT scaling), WebP and SVG
     /// decode straight to that size; PNG and GIF are box-averaged row by row as they decode.
-    /// AVIF, JPEG XL and BMP throw `.unsupported`.
+    /// AVIF and JPEG XL decode whole frames and are box-averaged down; BMP throws `.unsupported`.
     public static func decode(
         _ bytes: [UInt8], info: ImageInfo, maxWidth: Int, maxHeight: Int, limits: Limits = .standard
     ) throws -> DecodedImage {
@@ -61,6 +61,10 @@ public enum ImageDecoder {
                         return quire_gif_decode(data.baseAddress, data.count, w, h, bufferPixels, out.baseAddress, s, error.baseAddress, 256)
                     case .webp:
                         return quire_webp_decode(data.baseAddress, data.count, w, h, out.baseAddress, s, error.baseAddress, 256)
+                    case .avif:
+                        return quire_avif_decode(data.baseAddress, data.count, w, h, bufferPixels, out.baseAddress, s, error.baseAddress, 256)
+                    case .jxl:
+                        return quire_jxl_decode(data.baseAddress, data.count, w, h, bufferPixels, out.baseAddress, s, error.baseAddress, 256)
                     default:
                         return Int32(QUIRE_IMAGE_UNSUPPORTED)
                     }

@@ -13,7 +13,7 @@ public enum ImageMeasurement: Sendable, Hashable {
 extension ImageMeasurement {
     /// A parsed header's size, or why the format cannot be drawn.
     init(_ info: ImageInfo) {
-        if info.format == .avif || info.format == .jxl || info.format == .bmp {
+        if info.format == .bmp {
             self = .failed(reason: "\(info.format.rawValue.uppercased()) images are not supported")
         } else {
             self = .measured(width: Double(info.width), height: Double(info.height), hasIntrinsicSize: info.hasIntrinsicSize)

@@ -33,6 +33,14 @@ int quire_gif_decode(const uint8_t *data, size_t size, int width, int height, lo
 int quire_webp_decode(const uint8_t *data, size_t size, int width, int height, uint8_t *out, int stride,
                       char *error, size_t error_capacity);
 
+/// AVIF (libavif with the system's AV1 decoder), first frame; converted at full size, so refused above `max_buffer_pixels`.
+int quire_avif_decode(const uint8_t *data, size_t size, int width, int height, long max_buffer_pixels,
+                      uint8_t *out, int stride, char *error, size_t error_capacity);
+
+/// JPEG XL (libjxl), first frame; decoded at full size, so refused above `max_buffer_pixels`.
+int quire_jxl_decode(const uint8_t *data, size_t size, int width, int height, long max_buffer_pixels,
+                     uint8_t *out, int stride, char *error, size_t error_capacity);
+
 /// Applies EXIF orientation 1–8. `dst` is `src_width` × `src_height`, or transposed for 5–8.
 void quire_orient(const uint8_t *src, int src_width, int src_height, int src_stride, int orientation,
                   uint8_t *dst, int dst_stride);
