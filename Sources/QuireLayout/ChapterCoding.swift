@@ -377,6 +377,8 @@ extension BackgroundImageFill {
         }
         writer.double(scale)
         writer.double(opacity)
+        writer.bool(gradient != nil)
+        if let gradient { gradient.encode(into: &writer) }
     }
 
     init(decoding reader: inout ByteReader) throws(ByteReader.Damaged) {
@@ -412,6 +414,42 @@ extension BackgroundImageFill {
         }
         scale = try reader.double()
         opacity = try reader.double()
+        gradient = try reader.bool() ? try Gradient(decoding: &reader) : nil
+    }
+}
+
+extension Gradient {
+    func encode(into writer: inout ByteWriter) {
+        switch shape {
+        case .linear(let degrees): writer.int(0); writer.double(degrees)
+        case .linearToCorner(let horizontal, let vertical): writer.int(1); writer.int(horizontal); writer.int(vertical)
+        case .radial(let circle): writer.int(2); writer.bool(circle)
+        }
+        writer.count(stops.count)
+        for stop in stops {
+            stop.color.encode(into: &writer)
+            for value in [stop.fraction, stop.px] {
+                writer.bool(value != nil)
+                if let value { writer.double(value) }
+            }
+        }
+        writer.bool(repeating)
+    }
+
+    init(decoding reader: inout ByteReader) throws(ByteReader.Damaged) {
+        let shape: Shape
+        switch try reader.int() {
+        case 0: shape = .linear(degrees: try reader.double())
+        case 1: shape = .linearToCorner(horizontal: try reader.int(), vertical: try reader.int())
+        case 2: shape = .radial(circle: try reader.bool())
+        default: throw ByteReader.Damaged()
+        }
+        let stops = try (0..<(try reader.count(itemSize: 6))).map { _ throws(ByteReader.Damaged) in
+            let color = try Color(decoding: &reader)
+            let fraction = try reader.bool() ? try reader.double() : nil
+            return Stop(color: color, fraction: fraction, px: try reader.bool() ? try reader.double() : nil)
+        }
+        self.init(shape: shape, stops: stops, repeating: try reader.bool())
     }
 }
 

@@ -11,14 +11,12 @@ extension CrengineStyle {
     /// crengine's view of each node of a content document (by node index), from the book's CSS at
     /// the reference page (`StyleEnvironment.reference`) with no reader overrides.
     public static func of(_ document: ContentDocument, container: EPUBContainer) -> [CrengineStyle] {
-        of(document, bookLanguage: container.publication.metadata.languages.first) { path in try? container.read(path: path) }
+        of(document) { path in try? container.read(path: path) }
     }
 
     /// The same for a document outside a book: `loadResource(archivePath)` gives its stylesheets.
-    public static func of(_ document: ContentDocument, bookLanguage: String? = nil, loadResource: (String) -> [UInt8]?) -> [CrengineStyle] {
-        var environment = StyleEnvironment.reference
-        environment.bookLanguage = bookLanguage
-        let styles = engine.computeStyles(document: document.tree, documentPath: document.path, environment: environment, loadResource: loadResource)
+    public static func of(_ document: ContentDocument, loadResource: (String) -> [UInt8]?) -> [CrengineStyle] {
+        let styles = engine.computeStyles(document: document.tree, documentPath: document.path, environment: .reference, loadResource: loadResource)
         return of(document.tree, styles: styles)
     }
 

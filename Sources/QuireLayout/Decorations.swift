@@ -112,6 +112,8 @@ public struct BackgroundImageFill: Sendable, Hashable {
     /// An archive path, or nil with `inlineData` (a `data:` URL's bytes).
     public var resource: String?
     public var inlineData: [UInt8]?
+    /// A gradient layer instead of an image (no size of its own: the padding box when auto).
+    public var gradient: Gradient? = nil
     public var repeatMode: BackgroundRepeat
     /// In CSS px (or percentages); `scale` device px per CSS px, and one image pixel is one CSS px.
     public var position: BackgroundPosition
@@ -132,14 +134,25 @@ public struct BackgroundImageFill: Sendable, Hashable {
     /// The layers of `style` in the border box `rect`, bottom layer first (the order they are
     /// painted in). URLs resolve against `documentPath` (style sheets have made theirs root-relative).
     static func layers(_ style: ComputedStyle, rect: Rect, border: Edges<Double>, radii: [Double], documentPath: String, scale: Double) -> [BackgroundImageFill] {
-        let urls = style.backgroundImageURLs
-        guard !urls.isEmpty, rect.width > 0, rect.height > 0 else { return [] }
+        let layers = style.backgroundImages
+        // One auto-sized gradient is drawn as a fill over the border box (`boxDecorations`).
+        guard !layers.isEmpty, rect.width > 0, rect.height > 0, style.backgroundGradient == nil else { return [] }
         let paddingBox = rect.inset(by: border)
         var fills: [BackgroundImageFill] = []
-        for (index, url) in urls.enumerated().reversed() {
-            guard let url else { continue }
+        for (index, layer) in layers.enumerated().reversed() {
             var resource: String? = nil
             var inlineData: [UInt8]? = nil
+            var gradient: Gradient? = nil
+            guard let layer else { continue }
+            guard case .url(let url) = layer else {
+                if case .gradient(let value) = layer { gradient = value }
+                fills.append(BackgroundImageFill(
+                    area: rect, clip: rect, radii: radii.allSatisfy { $0 == 0 } ? [] : radii, box: paddingBox, resource: nil, inlineData: nil,
+                    gradient: gradient, repeatMode: style.backgroundRepeats[index % style.backgroundRepeats.count],
+                    position: style.backgroundPositions[index % style.backgroundPositions.count],
+                    size: style.backgroundSizes[index % style.backgroundSizes.count], scale: scale, opacity: style.opacity))
+                continue
+            }
             if let data = DataURL(url) {
                 inlineData = data.bytes
             } else if let resolved = Href.resolve(url, relativeTo: documentPath) {

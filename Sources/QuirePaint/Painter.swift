@@ -212,7 +212,7 @@ public final class Painter {
             case .gradient(let fill):
                 paintGradient(fill, cr: cr, theme: settings.theme)
             case .backgroundImage(let fill):
-                paintBackgroundImage(fill, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)))
+                paintBackgroundImage(fill, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)), theme: settings.theme)
             case .box(let decorated):
                 BoxPainter.paint(decorated, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)), map: settings.theme.map)
             case .stroke(let from, let to, let width, let color, let style):
@@ -268,10 +268,18 @@ public final class Painter {
     }
 
     /// A background image layer: measured, sized and placed in its box (CSS Backgrounds 3,
-    /// sections 3.6 to 3.9), decoded once at the tile's size and repeated by cairo.
-    private func paintBackgroundImage(_ fill: BackgroundImageFill, cr: OpaquePointer, page: Rect) {
-        guard let info = backgroundImageSize(fill) else { return }
-        var tile = BackgroundGeometry.tile(fill, intrinsicWidth: Double(info.width) * fill.scale, intrinsicHeight: Double(info.height) * fill.scale)
+    /// sections 3.6 to 3.9), decoded once at the tile's size and repeated by cairo. A gradient
+    /// layer has no size of its own: auto is the positioning area, and it is drawn into its tile.
+    private func paintBackgroundImage(_ fill: BackgroundImageFill, cr: OpaquePointer, page: Rect, theme: Theme) {
+        let intrinsic: (width: Double, height: Double)
+        if fill.gradient != nil {
+            guard fill.box.width > 0, fill.box.height > 0 else { return }
+            intrinsic = (fill.box.width, fill.box.height)
+        } else {
+            guard let info = backgroundImageSize(fill) else { return }
+            intrinsic = (Double(info.width) * fill.scale, Double(info.height) * fill.scale)
+        }
+        var tile = BackgroundGeometry.tile(fill, intrinsicWidth: intrinsic.width, intrinsicHeight: intrinsic.height)
         guard tile.width >= 0.5, tile.height >= 0.5 else { return }
         // A repeating axis starts its tiles at the painted area (the pattern is the same), so a
         // far-off position never reaches cairo.
@@ -282,10 +290,16 @@ public final class Painter {
         if fill.repeatMode.y == .noRepeat, tile.maxY <= fill.area.y || tile.y >= fill.area.maxY { return }
         // A tile far larger than the page is decoded at twice the page's size at most.
         let decodeScale = min(1, 2 * max(page.width, page.height) / max(tile.width, tile.height))
-        let box = ImageBox(
-            rect: Rect(x: 0, y: 0, width: tile.width * decodeScale, height: tile.height * decodeScale), resource: fill.resource, alt: "", state: .image,
-            inlineData: fill.inlineData)
-        guard let image = decode(box) else { return }
+        let image: DecodedImage
+        if let gradient = fill.gradient {
+            image = gradientTile(gradient, width: tile.width * decodeScale, height: tile.height * decodeScale, scale: fill.scale * decodeScale, theme: theme)
+        } else {
+            let box = ImageBox(
+                rect: Rect(x: 0, y: 0, width: tile.width * decodeScale, height: tile.height * decodeScale), resource: fill.resource, alt: "", state: .image,
+                inlineData: fill.inlineData)
+            guard let decoded = decode(box) else { return }
+            image = decoded
+        }
         cairo_save(cr)
         cairo_new_path(cr)
         cairo_rectangle(cr, fill.area.x, fill.area.y, fill.area.width, fill.area.height)
@@ -302,6 +316,20 @@ public final class Painter {
         cairo_clip(cr)
         ImagePainter.draw(image, in: tile, cr: cr, opacity: fill.opacity, repeating: true)
         cairo_restore(cr)
+    }
+
+    /// A gradient drawn into one tile, as the image a repeating background layer repeats.
+    private func gradientTile(_ gradient: Gradient, width: Double, height: Double, scale: Double, theme: Theme) -> DecodedImage {
+        let (w, h) = (max(1, Int(width.rounded(.up))), max(1, Int(height.rounded(.up))))
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h))!
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)!
+        paintGradient(GradientFill(gradient, box: Rect(x: 0, y: 0, width: Double(w), height: Double(h)), scale: scale), cr: cr, theme: theme)
+        cairo_destroy(cr)
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let pixels = Array(UnsafeBufferPointer(start: cairo_image_surface_get_data(surface)!, count: stride * h))
+        return DecodedImage(width: w, height: h, stride: stride, pixels: pixels)
     }
 
     /// A background image's own size, read once per resource (a background repeats on every

@@ -189,7 +189,7 @@ final class Cascade {
         self.tree = tree
         self.environment = environment
         self.styleAttributes = styleAttributes
-        table = ElementTable(tree: tree, bookLanguage: environment.bookLanguage)
+        table = ElementTable(tree: tree)
         fontScale = environment.overrides.fontSizePt.map { max(1, $0) * 96 / 72 / 16 } ?? 1
         rootFontSize = 16 * fontScale
         self.index = index
@@ -437,9 +437,10 @@ final class Cascade {
         for index in s.boxShadows.indices { s.boxShadows[index].color = faded(s.boxShadows[index].color ?? s.color) }
         s.color = faded(s.color)
         s.backgroundColor = faded(s.backgroundColor)
-        if var gradient = s.backgroundGradient {
+        for (layer, image) in s.backgroundImages.enumerated() {
+            guard case .gradient(var gradient)? = image else { continue }
             for index in gradient.stops.indices { gradient.stops[index].color = faded(gradient.stops[index].color) }
-            s.backgroundGradient = gradient
+            s.backgroundImages[layer] = .gradient(gradient)
         }
         s.borderColor = Edges(
             top: s.borderColor.top.map(faded), right: s.borderColor.right.map(faded), bottom: s.borderColor.bottom.map(faded),
@@ -527,8 +528,7 @@ final class Cascade {
         case .objectFit: full.style.objectFit = s.objectFit
         case .opacity: break  // initial and inherit leave the ancestors' product as it is
         case .backgroundImage:
-            full.style.backgroundGradient = s.backgroundGradient
-            full.style.backgroundImageURLs = s.backgroundImageURLs
+            full.style.backgroundImages = s.backgroundImages
         case .backgroundRepeat: full.style.backgroundRepeats = s.backgroundRepeats
         case .backgroundPosition: full.style.backgroundPositions = s.backgroundPositions
         case .backgroundSize: full.style.backgroundSizes = s.backgroundSizes
@@ -723,8 +723,7 @@ final class Cascade {
             }
         case .opacity: if case .number(let n) = v { full.opacity = parent.opacity * n }
         case .backgroundImage:
-            if case .gradient(let gradient) = v { full.style.backgroundGradient = gradient } else { full.style.backgroundGradient = nil }
-            if case .imageURLs(let urls) = v { full.style.backgroundImageURLs = urls } else { full.style.backgroundImageURLs = [] }
+            if case .backgroundImages(let layers) = v { full.style.backgroundImages = layers } else { full.style.backgroundImages = [] }
         case .backgroundRepeat: if case .backgroundRepeats(let repeats) = v { full.style.backgroundRepeats = repeats }
         case .backgroundPosition:
             if case .backgroundPositions(let positions) = v {

@@ -228,6 +228,24 @@ public struct BackgroundPosition: Sendable, Hashable {
 }
 
 /// `background-size` of one layer; nil lengths are auto.
+/// One `background-image` layer.
+public enum BackgroundImage: Sendable, Hashable {
+    case url(String)
+    /// A gradient: an image with no size of its own, sized by `background-size` (the padding box when auto).
+    case gradient(Gradient)
+}
+
+extension ComputedStyle {
+    /// A background that is one gradient at its auto size: drawn as one fill over the border box.
+    /// Other gradient layers are tiled like images.
+    public var backgroundGradient: Gradient? {
+        guard backgroundImages.count == 1, case .gradient(let gradient)? = backgroundImages[0],
+            backgroundSizes.first == .lengths(nil, nil)
+        else { return nil }
+        return gradient
+    }
+}
+
 public enum BackgroundSize: Sendable, Hashable {
     case contain, cover
     case lengths(Length?, Length?)
@@ -345,11 +363,9 @@ public struct ComputedStyle: Sendable, Hashable {
     /// Tables: adjacent cell borders merge into one (`border-collapse: collapse`).
     public var borderCollapse = false
     /// Tables in the separated model: CSS px between cells, and between cells and the table's border.
-    /// A gradient drawn over the background colour (`background-image`).
-    public var backgroundGradient: Gradient? = nil
-    /// `background-image` URLs, first on top (nil for a `none` layer), as written in the style
-    /// sheet; and the layers' repeat, position and size lists, which repeat to cover every layer.
-    public var backgroundImageURLs: [String?] = []
+    /// `background-image` layers, first on top (nil for a `none` layer), URLs as written in the
+    /// style sheet; and the layers' repeat, position and size lists, which repeat to cover every layer.
+    public var backgroundImages: [BackgroundImage?] = []
     public var backgroundRepeats = [BackgroundRepeat(x: .repeat, y: .repeat)]
     public var backgroundPositions = [BackgroundPosition.origin]
     public var backgroundSizes = [BackgroundSize.lengths(nil, nil)]

@@ -143,7 +143,7 @@ struct GeneratedContentState {
                 let values = counters[name] ?? [0]
                 text += values.map { GeneratedContentState.format($0, style) }.joined(separator: separator)
             case .openQuote, .closeQuote, .noOpenQuote, .noCloseQuote:
-                let quotes = pseudo.quotes ?? GeneratedContentState.defaultQuotes(pseudo.style.language ?? table.bookLanguage)
+                let quotes = pseudo.quotes ?? GeneratedContentState.defaultQuotes(pseudo.style.language)
                 if item == .closeQuote || item == .noCloseQuote { quoteDepth = max(0, quoteDepth - 1) }
                 if (item == .openQuote || item == .closeQuote), quotes.count >= 2 {
                     let pair = min(quoteDepth, quotes.count / 2 - 1)

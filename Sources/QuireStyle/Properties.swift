@@ -56,13 +56,12 @@ enum SpecifiedValue: Hashable, Sendable {
     case quotes([String])  // open, close, open, close…
     case listStyle(ListStyleType)
     case decoration(UInt8)
-    case gradient(Gradient)
     /// A corner's horizontal and vertical radius (`border-*-radius`).
     case radius(SpecifiedLength, SpecifiedLength)
     /// `box-shadow` layers, first on top; empty for none.
     case shadows([ShadowValue])
     /// `background-image` layers that are all image URLs (or none), first on top.
-    case imageURLs([String?])
+    case backgroundImages([BackgroundImage?])
     case backgroundRepeats([BackgroundRepeat])
     case backgroundPositions([SpecifiedBackgroundPosition])
     case backgroundSizes([SpecifiedBackgroundSize])
@@ -888,22 +887,19 @@ enum Properties {
         case .boxSizing:
             return keyword(values, ["content-box", "border-box", "padding-box"])
         case .backgroundImage:
-            // One layer: none, a gradient, or an image. Layers that are all images (or none) are
-            // drawn; a mix with gradients, and image functions (image-set(), the old
-            // -webkit-gradient()), are valid but not drawn.
-            let layers = values.splitCommas()
-            if layers.count == 1, let v = single, let gradient = GradientParser.parse(v) { return .gradient(gradient) }
-            var urls: [String?] = []
+            // Layers of none, images and gradients are drawn; other image functions (image-set(),
+            // the old -webkit-gradient()) are valid but not drawn.
+            var layers: [BackgroundImage?] = []
             var drawn = true
-            for layer in layers {
+            for layer in values.splitCommas() {
                 guard layer.count == 1 else { return nil }
                 let v = layer[0]
                 if v.lowerIdent == "none" {
-                    urls.append(nil)
+                    layers.append(nil)
                 } else if let url = imageURL(v) {
-                    urls.append(url)
-                } else if GradientParser.parse(v) != nil {
-                    drawn = false
+                    layers.append(.url(url))
+                } else if let gradient = GradientParser.parse(v) {
+                    layers.append(.gradient(gradient))
                 } else if case .function = v {
                     drawn = false
                 } else {
@@ -911,7 +907,7 @@ enum Properties {
                 }
             }
             if !drawn { return .keyword("url") }
-            return urls.allSatisfy({ $0 == nil }) ? .keyword("none") : .imageURLs(urls)
+            return layers.allSatisfy({ $0 == nil }) ? .keyword("none") : .backgroundImages(layers)
         case .backgroundRepeat:
             return layerList(values, backgroundRepeat).map { .backgroundRepeats($0) }
         case .backgroundPosition:

@@ -490,11 +490,9 @@ final class ElementTable {
     let id: [String?]
     let classes: [[String]]
     let language: [String?]
-    let bookLanguage: String?
 
-    init(tree: XMLTree, bookLanguage: String?) {
+    init(tree: XMLTree) {
         self.tree = tree
-        self.bookLanguage = bookLanguage
         let n = tree.nodeCount
         var parent = [Int32](repeating: -1, count: n)
         var previousSibling = [Int32](repeating: -1, count: n)
@@ -727,7 +725,9 @@ struct SelectorMatcher {
             return table.isHTML[e] && (table.localName[e] == "a" || table.localName[e] == "area")
                 && table.tree.element(NodeID(element))?.attribute("href") != nil
         case .lang(let ranges):
-            guard let lang = (table.language[e] ?? table.bookLanguage)?.lowercased() else { return false }
+            // Only the content's own language counts: the package's dc:language does not flow
+            // into content documents (EPUB RS: pkg-lang_but_not_content).
+            guard let lang = table.language[e]?.lowercased() else { return false }
             return ranges.contains { range in range == "*" || lang == range || lang.hasPrefix(range + "-") }
         case .dir(let dir):
             var p = element

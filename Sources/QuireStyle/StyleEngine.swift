@@ -35,18 +35,15 @@ public struct StyleEnvironment: Sendable, Hashable {
     public var viewportWidth: Double
     public var viewportHeight: Double
     public var grayscale: Bool
-    /// The book's language (from the package), for `:lang()` when no element says.
-    public var bookLanguage: String?
     public var overrides: ReaderOverrides
 
     public init(
-        viewportWidth: Double = 600, viewportHeight: Double = 800, grayscale: Bool = false, bookLanguage: String? = nil,
+        viewportWidth: Double = 600, viewportHeight: Double = 800, grayscale: Bool = false,
         overrides: ReaderOverrides = ReaderOverrides()
     ) {
         self.viewportWidth = viewportWidth
         self.viewportHeight = viewportHeight
         self.grayscale = grayscale
-        self.bookLanguage = bookLanguage
         self.overrides = overrides
     }
 

@@ -46,7 +46,7 @@ final class CSSCorpusTests: XCTestCase {
             }
             let load: (String) -> [UInt8]? = { try? container.read(path: $0) }
             let environment = StyleEnvironment(
-                viewportWidth: 600, viewportHeight: 900, bookLanguage: publication.metadata.languages.first)
+                viewportWidth: 600, viewportHeight: 900)
             for (tree, path) in documents {
                 let styles = engine.computeStyles(document: tree, documentPath: path, environment: environment, loadResource: load)
                 if let root = tree.root {

@@ -32,7 +32,7 @@ final class CSSPerformanceProbe: XCTestCase {
             return bytes
         }
         let engine = StyleEngine()
-        let environment = StyleEnvironment(bookLanguage: "en")
+        let environment = StyleEnvironment()
         var elements = 0, distinct = 0
         let start = Date()
         for (tree, p) in documents {
