@@ -38,8 +38,10 @@ public final class Book: Sendable {
     public let authors: [String]
     /// `reflowable` or `pre-paginated` (a PDF is pre-paginated).
     public let layout: String
-    /// `ltr`, `rtl` or `default`.
+    /// `ltr`, `rtl` or `default`, as the spine says.
     public let pageProgression: String
+    /// `ltr` or `rtl`: the direction pages follow each other (for `default`, the language's).
+    public let readingProgression: String
     public let toc: [NavigationEntry]
     public let pageList: [NavigationEntry]
     public let landmarks: [NavigationEntry]
@@ -100,6 +102,7 @@ public final class Book: Sendable {
             authors = metadata.creators.map(\.name)
             layout = metadata.layout.rawValue
             pageProgression = publication.pageProgression.rawValue
+            readingProgression = publication.readingProgression.rawValue
             func entries(_ points: [NavPoint]) -> [NavigationEntry] {
                 points.map { point in
                     let href = point.target.map { target in target.path + (target.fragment.map { "#" + $0 } ?? "") }
@@ -118,6 +121,7 @@ public final class Book: Sendable {
             authors = info.metadata.author.map { [$0] } ?? []
             layout = "pre-paginated"
             pageProgression = "default"
+            readingProgression = "ltr"
             func entries(_ items: [PDFOutlineItem]) -> [NavigationEntry] {
                 items.map { NavigationEntry(title: $0.title, href: nil, type: nil, pdfPage: $0.page, children: entries($0.children)) }
             }

@@ -216,8 +216,32 @@ extension ReflowPages {
         let map = try self.map(
             jobs: request.jobs, withImages: request.paint != nil,
             extraWarnings: paintWarnings.withLock { $0 }.sorted().map { Warning("image-not-drawn", $0) })
+        if let paint = request.paint, let spreads = map.spreads, spreads.active {
+            try writeSpreads(spreads, pages: chapters.flatMap(\.pages), painted: Set(selection), digits: digits, paint: paint, into: out)
+        }
         try OutputFiles.writeAtomically(map.json, to: out + "/positions.json")
         return WriteReport(map: map, pageCount: pageCount, sourcePageCount: nil, painted: painted, statistics: statistics(chapters))
+    }
+
+    /// `DIR/spreads/NNNN.png`: each spread whose pages were painted, composed from their images.
+    private func writeSpreads(
+        _ spreads: PositionMap.Spreads, pages: [Page], painted: Set<Int>, digits: Int, paint: PaintSettings, into out: String
+    ) throws {
+        try OutputFiles.createDirectory(out + "/spreads")
+        let pageWidth = spreadPlan?.pageWidth ?? spreads.width / 2
+        for entry in spreads.list {
+            guard let image = entry.image else { continue }
+            let members: [(Int?, SpreadImage.Side)] = [(entry.left, .left), (entry.right, .right), (entry.center, .center)]
+            guard members.allSatisfy({ $0.0.map(painted.contains) ?? true }) else { continue }
+            let placements = members.compactMap { number, side in
+                number.map { number in
+                    SpreadImage.placement(
+                        page: out + "/" + PositionMap.imageName(forPage: number, digits: digits), side: side, pageWidth: pageWidth,
+                        content: pages[number - 1].clip)
+                }
+            }
+            try SpreadImage.write(placements, width: spreads.width, height: spreads.height, paint: paint, to: out + "/" + image)
+        }
     }
 
     private func statistics(_ chapters: [ChapterLayout]) -> LayoutStatistics {

@@ -62,6 +62,9 @@ public struct PaginationSettings: Sendable {
     /// PDF only: how pages are scaled (nil fits them to `layout.profile`) and prepared.
     public var pdfScale: PDFScale? = nil
     public var pdfPreparation = PagePreparation()
+    /// Synthetic spreads and the book's orientation (EPUB; `quire render --spreads`). nil keeps the
+    /// page box as given: one page at a time, never turned.
+    public var spreads: SpreadMode? = nil
     /// Settled chapters kept on disk (EPUB): a chapter found there is not laid out again, and
     /// one laid out is stored. Not used with a custom `imageMeasurer`, whose answers it can't key.
     public var layoutCache: LayoutCache? = nil

@@ -14,7 +14,10 @@ import QuireText
 final class ReflowPages: Sendable {
     let container: EPUBContainer
     let layout: BookLayout
+    /// The settings pages are laid out with: the page box turned and halved by `spreadPlan`.
     let settings: PaginationSettings
+    /// How pages are arranged on the device (nil: one page at a time, as given).
+    let spreadPlan: SpreadPlan?
     private let state = LockedValue(State())
     /// The book: its DOM-side lookups (CFI, XPointer, ids) and its hashes.
     private let book: Book
@@ -57,6 +60,18 @@ final class ReflowPages: Sendable {
         self.book = book
         self.container = container
         targets = ChapterPositions.Targets(container.publication)
+        var settings = settings
+        if let mode = settings.spreads {
+            // The book's orientation turns the device page, and with spreads each page is half of it.
+            let profile = settings.layout.profile
+            let metadata = container.publication.metadata
+            let plan = SpreadPlan(mode: mode, width: profile.width, height: profile.height, orientation: metadata.orientation, spread: metadata.spread)
+            settings.layout.profile.width = plan.pageWidth
+            settings.layout.profile.height = plan.deviceHeight
+            spreadPlan = plan
+        } else {
+            spreadPlan = nil
+        }
         self.settings = settings
         layoutHash = PositionMap.profile(settings.layout, name: nil).profileHash
         cacheSettings = Self.cacheSettings(settings)
@@ -522,6 +537,7 @@ final class ReflowPages: Sendable {
         let result = BookLayout.Result(chapters: all.map(\.layout), shapingHits: 0, shapingMisses: 0)
         return PositionMap(
             layout: layout, result: result, identity: try identity ?? book.identity(),
-            profileName: settings.profileName, withImages: withImages, extraWarnings: extraWarnings, positions: positions)
+            profileName: settings.profileName, withImages: withImages, extraWarnings: extraWarnings, positions: positions,
+            spreads: spreadPlan)
     }
 }

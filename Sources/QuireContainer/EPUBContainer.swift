@@ -97,11 +97,12 @@ public final class EPUBContainer: Sendable {
         metadataRead(package.metadata)
 
         // Spine documents are required; every other missing resource is only a warning.
+        var shownInPlaceOf: [String: String] = [:]
         let manifestByID = Dictionary(package.manifest.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for (index, spineItem) in package.spine.enumerated() {
             let item = manifestByID[spineItem.idref]!
             guard let path = item.path else {
-                throw QuireError.missingResource(href: item.href, context: "spine item '\(item.id)' is outside the container")
+                throw QuireError.missingResource(href: item.href, context: "spine item '\(item.id)' is a remote resource, not in the container")
             }
             guard !archive.contains(path) else { continue }
             // A missing spine resource with a manifest fallback shows the first fallback that is there.
@@ -116,7 +117,9 @@ public final class EPUBContainer: Sendable {
             }
             warnings.append(Warning("missing-resource", "spine item '\(item.id)' (\(item.href)) is not in the archive; its fallback '\(fallback.id)' (\(fallback.href)) is shown"))
             package.spine[index].idref = fallback.id
+            shownInPlaceOf[path] = fallbackPath
         }
+        Self.showFallbacks(&package.spine, manifest: manifestByID, archive: archive, shownInPlaceOf: &shownInPlaceOf, warnings: &warnings)
         let spineIDs = Set(package.spine.map(\.idref))
         for item in package.manifest where !spineIDs.contains(item.id) {
             if let path = item.path, !archive.contains(path) {
@@ -140,6 +143,7 @@ public final class EPUBContainer: Sendable {
             manifest: package.manifest, spine: package.spine, pageProgression: package.progression,
             navigation: navigation, encryption: encryption, rootfiles: rootfiles, warnings: [])
         publication.spineStep = package.spineStep
+        publication.shownInPlaceOf = shownInPlaceOf
         if publication.navigation.landmarks.isEmpty && !package.guide.isEmpty {
             publication.navigation.landmarks = package.guide
         }
@@ -152,6 +156,40 @@ public final class EPUBContainer: Sendable {
         adobeKey =
             encryption.values.contains(.adobeObfuscation)
             ? FontObfuscation.adobeKey(identifiers: [uniqueIdentifier] + package.metadata.identifiers.map(\.value)) : nil
+    }
+
+    /// Foreign spine items (JSON, plain XML, a disk image) are shown through the first content
+    /// document of their manifest fallback chain, and so are scripted documents that have one:
+    /// Quire runs no scripts, and a fallback is what EPUB gives reading systems that do not.
+    private static func showFallbacks(
+        _ spine: inout [SpineItem], manifest: [String: ManifestItem], archive: ZipArchive, shownInPlaceOf: inout [String: String],
+        warnings: inout [Warning]
+    ) {
+        for index in spine.indices {
+            guard let item = manifest[spine[index].idref], item.fallback != nil else { continue }
+            let foreign = !Publication.isContentType(item.mediaType)
+            let scripted = item.hasProperty("scripted")
+            guard foreign || scripted else { continue }
+            var chain: [ManifestItem] = []
+            var seen: Set<String> = [item.id]
+            var next = item.fallback.flatMap { manifest[$0] }
+            while let candidate = next, seen.insert(candidate.id).inserted {
+                chain.append(candidate)
+                next = candidate.fallback.flatMap { manifest[$0] }
+            }
+            let shown = chain.first {
+                Publication.isContentType($0.mediaType) && !$0.hasProperty("scripted") && $0.path.map(archive.contains) == true
+            }
+            let described = "spine item '\(item.id)' (\(item.href), \(item.mediaType)\(scripted ? ", scripted" : ""))"
+            if let shown {
+                warnings.append(Warning("fallback", "\(described) is shown through its fallback '\(shown.id)' (\(shown.href))"))
+                spine[index].idref = shown.id
+                if let from = item.path, let to = shown.path { shownInPlaceOf[from] = to }
+            } else if foreign {
+                let tried = chain.map { "\($0.id): \($0.mediaType)" }.joined(separator: ", ")
+                warnings.append(Warning("fallback", "\(described) is foreign content and no item of its fallback chain (\(tried)) can be shown; its page is blank"))
+            }
+        }
     }
 
     private static func readNavigation(

@@ -1,7 +1,7 @@
 import QuireCore
 
 /// A reference from inside a book to a resource in its archive: the archive path (decoded, normalised,
-/// never escaping the root) and the fragment, if any. External URLs are not resolved.
+/// clamped to the root) and the fragment, if any. External URLs are not resolved.
 public struct ResourceRef: Hashable, Sendable, CustomStringConvertible {
     public var path: String
     public var fragment: String?
@@ -40,7 +40,8 @@ public enum Href {
     }
 
     /// Resolves `href` (a URL, possibly percent-encoded or an IRI, relative to the document at
-    /// `base`) to an archive path. Returns nil for external URLs and for paths above the root.
+    /// `base`) to an archive path. Returns nil for external URLs; a `..` that would climb above
+    /// the root is clamped to it, as URL parsing does.
     /// An empty path part (`#note`) refers to the base document itself.
     public static func resolve(_ href: String, relativeTo base: String) -> ResourceRef? {
         var bytes = Array(href.utf8)[...]
@@ -66,27 +67,27 @@ public enum Href {
             }
         }
         joined.append(contentsOf: PercentEncoding.decode(bytes))
-        guard let normalised = normalise(joined) else { return nil }
-        return ResourceRef(path: normalised, fragment: fragment)
+        return ResourceRef(path: normalise(joined), fragment: fragment)
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    /// Removes `.` and `..` segments; nil when `..` would climb above the root.
-    public static func normalise(_ path: String) -> String? {
+    /// Removes `.` and `..` segments; a `..` at the root is dropped.
+    public static func normalise(_ path: String) -> String {
         normalise(Array(path.utf8))
     }
 
-    static func normalise(_ path: [UInt8]) -> String? {
+    static func normalise(_ path: [UInt8]) -> String {
         var segments: [ArraySlice<UInt8>] = []
         let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         for (index, segment) in parts.enumerated() {
             if segment.elementsEqual([UInt8(ascii: ".")]) { continue }
             if segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
-                guard !segments.isEmpty else { return nil }
-                segments.removeLast()
+                // URL resolution stops at the root: `../` there is dropped (OCF resolves against
+                // the container's root URL), so the path never leaves the archive.
+                if !segments.isEmpty { segments.removeLast() }
                 continue
             }
             if segment.isEmpty && index != parts.count - 1 { continue }

@@ -178,9 +178,6 @@ struct PackageDocumentParser {
                 continue
             }
             let path = Href.resolve(href, relativeTo: packagePath)?.path
-            if path == nil && !Href.isExternal(href) {
-                warnings.append(Warning("manifest", "item '\(id)' href '\(href)' points outside the container"))
-            }
             items.append(
                 ManifestItem(
                     id: id, href: href, path: Href.isExternal(href) ? nil : path,

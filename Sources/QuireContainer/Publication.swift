@@ -117,7 +117,7 @@ public struct ManifestItem: Sendable, Hashable {
     public var id: String
     /// The href as written in the package document.
     public var href: String
-    /// The archive path it resolves to (nil when it points outside the container).
+    /// The archive path it resolves to (nil for a remote resource, an external URL).
     public var path: String?
     public var mediaType: String
     public var properties: [String]
@@ -207,6 +207,9 @@ public struct Publication: Sendable {
     /// Every package document listed in container.xml (the first is the one used).
     public var rootfiles: [String]
     public var warnings: [Warning]
+    /// Spine documents shown through a fallback: the archive path links name → the path shown,
+    /// so a TOC entry or link to a foreign or missing item lands on its fallback.
+    public var shownInPlaceOf: [String: String] = [:]
 
     let manifestIndexByID: [String: Int]
     let manifestIndexByPath: [String: Int]
@@ -254,9 +257,47 @@ public struct Publication: Sendable {
         return chain
     }
 
+    /// The direction pages follow each other (never `.auto`): the spine's
+    /// `page-progression-direction` when set, else right to left when the book's first language is
+    /// written right to left (EPUB RS: the default progression follows the language).
+    public var readingProgression: ReadingProgression {
+        if pageProgression != .auto { return pageProgression }
+        guard let language = metadata.languages.first?.lowercased() else { return .ltr }
+        let subtags: [String] = language.split(whereSeparator: { (c: Character) in c == "-" || c == "_" }).map(String.init)
+        let primary = subtags.first ?? language
+        if let script = subtags.dropFirst().first(where: { $0.count == 4 }) {
+            return ["arab", "hebr", "syrc", "thaa", "nkoo", "adlm", "rohg"].contains(script) ? .rtl : .ltr
+        }
+        let rightToLeft: Set<String> = ["ar", "he", "iw", "fa", "ur", "yi", "ji", "ps", "sd", "ug", "dv", "ckb", "syr", "arc"]
+        return rightToLeft.contains(primary) ? .rtl : .ltr
+    }
+
+    /// Media types Quire shows as pictures: EPUB's core image types, and AVIF, JPEG XL and BMP,
+    /// which it decodes as well.
+    public static let pictureTypes: Set<String> = [
+        "image/jpeg", "image/png", "image/gif", "image/webp", "image/svg+xml", "image/avif", "image/jxl", "image/bmp",
+    ]
+
+    /// Media types a spine item is laid out as without a fallback: XHTML, HTML and SVG content
+    /// documents, and pictures.
+    public static func isContentType(_ mediaType: String) -> Bool {
+        let type = mediaType.lowercased()
+        return type == "application/xhtml+xml" || type == "text/html" || pictureTypes.contains(type)
+    }
+
+    /// What content that refers to the resource at `path` shows: the resource itself, or, for an
+    /// image of a type Quire cannot draw (PSD, TIFF…), the first picture in its fallback chain.
+    /// Nil when the manifest does not list the resource: EPUB forbids using unlisted resources.
+    public func shownResource(_ path: String) -> String? {
+        guard let item = manifestItem(path: path) else { return nil }
+        guard !Self.pictureTypes.contains(item.mediaType.lowercased()) else { return path }
+        let picture = fallbackChain(of: item).dropFirst().first { Self.pictureTypes.contains($0.mediaType.lowercased()) && $0.path != nil }
+        return picture?.path ?? path
+    }
+
     /// Index of the spine item whose document is at `path`.
     public func spineIndex(path: String) -> Int? {
-        guard let item = manifestItem(path: path) else { return nil }
+        guard let item = manifestItem(path: shownInPlaceOf[path] ?? path) else { return nil }
         return spine.firstIndex { $0.idref == item.id }
     }
 

@@ -73,6 +73,7 @@ public enum PublicationInfo {
         members.append(("spread", .optional(metadata.spread)))
         members.append(("flow", .optional(metadata.flow)))
         members.append(("pageProgression", .string(publication.pageProgression.rawValue)))
+        members.append(("readingProgression", .string(publication.readingProgression.rawValue)))
         members.append((
                 "spine",
                 .object([
@@ -166,7 +167,7 @@ public enum PublicationInfo {
         field("Identifier:", metadata.uniqueIdentifier ?? "(none)")
         if !metadata.publishers.isEmpty { field("Publisher:", metadata.publishers.joined(separator: "; ")) }
         if let date = metadata.dates.first { field("Date:", date.value) }
-        field("Layout:", "\(metadata.layout.rawValue), page progression \(publication.pageProgression.rawValue)")
+        field("Layout:", "\(metadata.layout.rawValue), page progression \(publication.pageProgression.rawValue)\(publication.pageProgression == .auto ? " (\(publication.readingProgression.rawValue))" : "")")
         field("Package:", "EPUB \(publication.version) (\(publication.packagePath))")
         let linear = publication.spine.filter(\.linear).count
         let fixed = publication.spine.filter { $0.layout == .prePaginated }.count

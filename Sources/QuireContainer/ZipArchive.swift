@@ -158,6 +158,7 @@ public final class ZipArchive: @unchecked Sendable {
             }
             let name = String(cString: rawName)
             try checkEntryName(name)
+            try checkCompressionMethod(name, method: Int32(info.comp_method))
             let entry = ZipEntry(
                 index: Int(index), name: name,
                 compressedSize: Int64(info.comp_size), uncompressedSize: Int64(info.size),
@@ -183,6 +184,16 @@ public final class ZipArchive: @unchecked Sendable {
         if name.count >= 2, name.dropFirst().first == ":" { throw QuireError.unsafeEntryName(name) }
         let segments = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
         if segments.contains(where: { $0 == ".." }) { throw QuireError.unsafeEntryName(name) }
+    }
+
+    /// OCF allows Store and Deflate only. libzip would inflate bzip2, LZMA or zstd entries as well,
+    /// so a container that other reading systems must refuse would open here without a word.
+    static func checkCompressionMethod(_ name: String, method: Int32) throws {
+        guard method != ZIP_CM_STORE, method != ZIP_CM_DEFLATE else { return }
+        let names: [Int32: String] = [9: "Deflate64", 12: "bzip2", 14: "LZMA", 93: "Zstandard", 95: "xz", 98: "PPMd"]
+        let described = names[method].map { "\($0) (method \(method))" } ?? "method \(method)"
+        throw QuireError.corruptArchive(
+            "entry \(name) is compressed with \(described); an EPUB's zip may use only Store and Deflate")
     }
 
     static func checkSize(_ entry: ZipEntry, limits: Limits) throws {

@@ -99,8 +99,8 @@ struct InlineBox {
     /// Whether the element's style gives it anything to draw, any width of its own, or an offset
     /// (`position: relative` moves what is drawn inside it).
     static func matters(_ style: ComputedStyle) -> Bool {
-        !style.backgroundColor.isTransparent || style.position == .relative || style.backgroundGradient != nil
-            || style.backgroundImageURLs.contains { $0 != nil } || style.padding.left != .zero || style.padding.right != .zero
+        !style.backgroundColor.isTransparent || style.position == .relative || style.backgroundImages.contains { $0 != nil }
+            || style.padding.left != .zero || style.padding.right != .zero
             || style.padding.top != .zero || style.padding.bottom != .zero || style.margin.left != .px(0) || style.margin.right != .px(0)
             || [style.borderStyle.top, style.borderStyle.right, style.borderStyle.bottom, style.borderStyle.left].contains { $0 != .none && $0 != .hidden }
     }
@@ -195,6 +195,11 @@ struct BoxTreeBuilder {
     var imageSizes: ImageSizes = [:]
     /// Archive paths of the images the chapter uses, in document order.
     private(set) var imagePaths: [String] = []
+    /// The archive path an image reference shows (its fallback for a foreign image), nil when the
+    /// manifest does not list it; every path is shown when no publication is known.
+    var shownResource: (String) -> String? = { $0 }
+    /// Images the content refers to that the manifest does not list (drawn as placeholders).
+    private(set) var unlistedImages: [String] = []
     /// Styles referenced by paragraph runs, interned.
     private(set) var styleTable: [ComputedStyle] = []
     private var styleIndex: [ComputedStyle: Int] = [:]
@@ -629,13 +634,18 @@ struct BoxTreeBuilder {
         }
         var resource: String?
         var embedded: [UInt8]?
+        var unlisted: String?
         if let source, let data = DataURL(source) {
             embedded = data.bytes
         } else if let source, let resolved = Href.resolve(source, relativeTo: document.path) {
-            resource = resolved.path
+            resource = shownResource(resolved.path)
+            if resource == nil { unlisted = resolved.path }
         }
         var measurement: ImageMeasurement?
-        if let embedded {
+        if let unlisted {
+            if !unlistedImages.contains(unlisted) { unlistedImages.append(unlisted) }
+            measurement = .failed(reason: "\(unlisted) is not listed in the manifest, so it is not shown")
+        } else if let embedded {
             // A data: URL carries the image itself.
             measurement = ImageMeasurement(bytes: embedded)
         } else if let resource {

@@ -77,6 +77,12 @@ public final class BookLayout: @unchecked Sendable {
 
     public var bookLanguage: String? { container.publication.metadata.languages.first }
 
+    /// The resource an image reference in content shows (see `Publication.shownResource`).
+    var shownResource: (String) -> String? {
+        let publication = container.publication
+        return { publication.shownResource($0) }
+    }
+
     /// A face named by its source, as a cached display list names it: a font file, or a book's
     /// font by archive path. nil when it can no longer be loaded.
     public func face(source: FontFace.Source, bold: Bool, italic: Bool) -> FontFace? {
@@ -143,11 +149,9 @@ public final class BookLayout: @unchecked Sendable {
             if spineItem.layout == .prePaginated || item.mediaType == "image/svg+xml" || item.mediaType.hasPrefix("image/") {
                 return fixedLayoutChapter(spineIndex, item: item, path: path, worker: worker)
             }
-            // A reflowable item in a pre-paginated book is set in the book's page frame, the way
-            // fixed-layout reading systems show it between its neighbours.
-            if container.publication.isFixedLayout, let frame = bookFrame(near: spineIndex) {
-                return fixedLayoutChapter(spineIndex, item: item, path: path, worker: worker, frame: frame)
-            }
+            // A reflowable item in a pre-paginated book is reflowable content: it is set at the
+            // device's page and the reader's font size, as the W3C tests (lay-page-layout-both,
+            // *-spine-overrides_*) expect, not inside the fixed pages' small frame.
         }
         // The images are found from the box tree of the provisional pass (before any line is set),
         // measured, and the chapter is laid out with their sizes; a pass repeats only if layout
@@ -205,7 +209,7 @@ public final class BookLayout: @unchecked Sendable {
             return .failure(PreparationFailure(message: "no document"))
         }
         guard item.mediaType.contains("html") || item.mediaType.contains("xml") else {
-            return .failure(PreparationFailure(message: "\(item.mediaType) spine items are not laid out yet"))
+            return .failure(PreparationFailure(message: "\(item.mediaType) is not a content document Quire can lay out, and it has no fallback that is"))
         }
         let document: ContentDocument
         do {
@@ -224,7 +228,7 @@ public final class BookLayout: @unchecked Sendable {
         overrides.userCSS = settings.userCSS
         let environment = StyleEnvironment(
             viewportWidth: content.width / profile.pixelsPerCSSPixel, viewportHeight: content.height / profile.pixelsPerCSSPixel,
-            grayscale: false, bookLanguage: bookLanguage, overrides: overrides)
+            grayscale: false, overrides: overrides)
         let container = self.container
         let stylesheets = self.stylesheets
         let styles = styleEngine.computeStyles(
@@ -238,6 +242,7 @@ public final class BookLayout: @unchecked Sendable {
         // Most chapters have no pictures: no need to build their box tree twice.
         guard prepared.document.tree.hasElement(named: ["img", "image", "svg", "video", "object", "canvas"]) else { return [] }
         var builder = BoxTreeBuilder(document: prepared.document, styles: prepared.styles)
+        builder.shownResource = shownResource
         _ = builder.build()
         return builder.imagePaths
     }
@@ -269,8 +274,12 @@ public final class BookLayout: @unchecked Sendable {
         let styles = chapter.styles
         warnings += chapter.warnings
         var builder = BoxTreeBuilder(document: document, styles: styles)
+        builder.shownResource = shownResource
         builder.imageSizes = imageSizes
         let root = builder.build()
+        for path in builder.unlistedImages {
+            warnings.append(Warning("unlisted-resource", "\(href): \(path) is not listed in the manifest, so it is not shown"))
+        }
         let caches = InlineCaches(worker: worker)
         caches.bookFonts = bookFonts(styles.fontFaces, warnings: &warnings)
         caches.pageHeight = content.height

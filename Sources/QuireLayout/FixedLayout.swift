@@ -9,15 +9,14 @@ import QuireXML
 /// fit the device page. Image-only pages and SVG documents become a single image; other pages are
 /// laid out at their viewport width and scaled.
 extension BookLayout {
-    /// `frame`: set for a reflowable item in a pre-paginated book. It is laid out at that size
-    /// when it has no viewport of its own, and flows onto further pages of the frame instead of
-    /// being cut at the first.
-    func fixedLayoutChapter(_ spineIndex: Int, item: ManifestItem, path: String, worker: LayoutWorker, frame: (Double, Double)? = nil) -> ChapterLayout {
+    func fixedLayoutChapter(_ spineIndex: Int, item: ManifestItem, path: String, worker: LayoutWorker) -> ChapterLayout {
         let profile = settings.profile
         var warnings: [Warning] = []
         let href = item.href
         func page(items: [DisplayItem], textLength: Int, document: ContentDocument?, images: [String]) -> ChapterLayout {
-            let page = Page(spineIndex: spineIndex, indexInChapter: 0, width: profile.width, height: profile.height, items: items, lines: [], start: 0, end: textLength)
+            var page = Page(spineIndex: spineIndex, indexInChapter: 0, width: profile.width, height: profile.height, items: items, lines: [], start: 0, end: textLength)
+            // A page that is one picture shows only it (a spread puts it against its neighbour).
+            if items.count == 1, case .image(let box, _) = items[0] { page.clip = box.rect }
             var chapter = ChapterLayout(spineIndex: spineIndex, href: href, pages: [page], textLength: textLength, imageCount: images.count, warnings: warnings, document: document, imagePaths: images)
             chapter.settle = SettleRecord(images: images.count, measured: images.count, passes: 1)
             return chapter
@@ -39,7 +38,7 @@ extension BookLayout {
             let drawn = root.elementChildren.filter { !["title", "desc", "metadata", "defs", "style"].contains($0.localName) }
             if drawn.count == 1, drawn[0].localName == "image",
                 let source = drawn[0].attribute("href", namespace: Namespace.xlink) ?? drawn[0].attribute("href"),
-                let resource = Href.resolve(source, relativeTo: path)?.path
+                let resource = Href.resolve(source, relativeTo: path).flatMap({ container.publication.shownResource($0.path) })
             {
                 let size = Self.viewBox(root) ?? (Double(profile.width), Double(profile.height))
                 let rect = placement(width: size.0, height: size.1)
@@ -62,7 +61,7 @@ extension BookLayout {
             return page(items: [], textLength: 0, document: nil, images: [])
         }
         warnings += document.warnings
-        var viewport = Self.viewport(root) ?? frame
+        var viewport = Self.viewport(root, device: deviceViewport)
         let body = document.body
         let replaced = (body?.descendants() ?? []).filter { ["img", "svg", "image"].contains($0.localName) }
         // Text drawn by the page itself (text inside an SVG picture is part of the picture).
@@ -82,7 +81,7 @@ extension BookLayout {
             }
             let target = first.localName == "svg" ? first.descendants("image").first! : first
             let source = target.attribute("src") ?? target.attribute("href", namespace: Namespace.xlink) ?? target.attribute("href") ?? ""
-            if let resource = Href.resolve(source, relativeTo: path)?.path {
+            if let resource = Href.resolve(source, relativeTo: path).flatMap({ container.publication.shownResource($0.path) }) {
                 if viewport == nil, let data = try? container.read(path: resource), let info = try? ImageInfo.measure(data) {
                     viewport = (Double(info.width), Double(info.height))
                 }
@@ -98,12 +97,12 @@ extension BookLayout {
         inner.marginPt = 0
         guard
             let nested = try? BookLayout(
-                container: container, settings: inner, services: services, settleLimits: settleLimits, measurer: measurer, clipsToViewport: frame == nil)
+                container: container, settings: inner, services: services, settleLimits: settleLimits, measurer: measurer, clipsToViewport: true)
         else {
             return page(items: [], textLength: document.textLength, document: document, images: [])
         }
         var chapter = nested.settleChapter(spineIndex, worker: worker, buildItems: true, fixedLayoutAsFlow: true)
-        if chapter.pages.count > 1, frame == nil {
+        if chapter.pages.count > 1 {
             chapter.warnings.append(Warning("fixed-layout", "\(href): content overflows its fixed-layout page; only the first page is shown"))
             chapter.pages = [chapter.pages[0]]
             chapter.pages[0].end = chapter.textLength
@@ -120,29 +119,17 @@ extension BookLayout {
             placed.width = profile.width
             placed.height = profile.height
             // Nothing is drawn outside the viewport (EPUB 3.3 §8.2.2.3: the ICB clips).
-            if frame == nil { placed.clip = rect }
+            // The content is scaled by rect.width / size.0, and the rounded rect can be a fraction
+            // of a pixel taller than the scaled viewport: clip to the scaled viewport itself.
+            placed.clip = Rect(x: rect.x, y: rect.y, width: rect.width, height: min(rect.height, size.1 * rect.width / size.0))
             return placed
         }
         return chapter
     }
 
-    /// The page size of a pre-paginated book: the viewport of the fixed-layout item nearest to
-    /// `spineIndex`, looking back first.
-    func bookFrame(near spineIndex: Int) -> (Double, Double)? {
-        let spine = container.publication.spine
-        let order = (0..<spineIndex).reversed() + ((spineIndex + 1)..<spine.count)
-        for index in order where spine[index].layout == .prePaginated {
-            guard let item = container.publication.item(for: spine[index]), let path = item.path,
-                let bytes = try? container.read(path: path)
-            else { continue }
-            if item.mediaType.hasPrefix("image/") && item.mediaType != "image/svg+xml" {
-                if let info = try? ImageInfo.measure(bytes) { return (Double(info.width), Double(info.height)) }
-                continue
-            }
-            guard let tree = try? XMLParser.parse(bytes, path: path, mode: .recover), let root = tree.root else { continue }
-            if let size = Self.viewport(root) ?? (root.localName == "svg" ? Self.viewBox(root) : nil) { return size }
-        }
-        return nil
+    /// The device page in CSS px: what `device-width` and `device-height` mean.
+    var deviceViewport: (Double, Double) {
+        (Double(settings.profile.width) / settings.profile.pixelsPerCSSPixel, Double(settings.profile.height) / settings.profile.pixelsPerCSSPixel)
     }
 
     static func viewBox(_ svg: XMLElement) -> (Double, Double)? {
@@ -151,19 +138,37 @@ extension BookLayout {
     }
 
     /// `<meta name="viewport" content="width=1200, height=1600">`, or an SVG root's size.
-    static func viewport(_ root: XMLElement) -> (Double, Double)? {
-        for meta in root.descendants("meta") where meta.attribute("name")?.lowercased() == "viewport" {
-            var width: Double?
-            var height: Double?
-            for part in (meta.attribute("content") ?? "").split(whereSeparator: { $0 == "," || $0 == ";" }) {
-                let pair = part.split(separator: "=").map { String($0).trimmingWhitespace() }
-                guard pair.count == 2, let value = Double(pair[1].replacing("px", with: "")) else { continue }
-                if pair[0] == "width" { width = value }
-                if pair[0] == "height" { height = value }
-            }
-            if let width, let height, width > 0, height > 0 { return (width, height) }
+    static func viewport(_ root: XMLElement, device: (Double, Double)) -> (Double, Double)? {
+        // Only the first viewport meta counts (EPUB 3.3, fixed layouts: later ones are ignored).
+        guard let meta = root.descendants("meta").first(where: { $0.attribute("name")?.trimmingWhitespace().lowercased() == "viewport" }) else {
+            return nil
         }
-        return nil
+        let size = viewportSize(meta.attribute("content") ?? "", device: device)
+        guard let width = size.width, let height = size.height, width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+
+    /// The width and height of a viewport meta's `content`, read as EPUB's algorithm reads it:
+    /// properties split on commas and semicolons, the first value of a repeated property wins,
+    /// a unit after the number is ignored (values are CSS px: `1000px` and `600mm` are 1000 and
+    /// 600), `device-width` and `device-height` are the device's, and anything else is skipped.
+    static func viewportSize(_ content: String, device: (Double, Double)) -> (width: Double?, height: Double?) {
+        var width: Double?
+        var height: Double?
+        for part in content.split(whereSeparator: { $0 == "," || $0 == ";" }) {
+            let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingWhitespace().lowercased() }
+            guard pair.count == 2, let value = viewportValue(pair[1], device: device) else { continue }
+            if pair[0] == "width", width == nil { width = value }
+            if pair[0] == "height", height == nil { height = value }
+        }
+        return (width, height)
+    }
+
+    private static func viewportValue(_ text: String, device: (Double, Double)) -> Double? {
+        if text == "device-width" { return device.0 }
+        if text == "device-height" { return device.1 }
+        let number = text.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+        return Double(number)
     }
 }
 

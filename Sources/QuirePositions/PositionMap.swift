@@ -13,7 +13,7 @@ public struct PositionMap: Sendable, Equatable {
     public static let version = 1
     /// Changes whenever the same book and settings can give different pages, so batch outputs,
     /// layout-cache entries and profile hashes made by an older engine are redone, never reused.
-    public static let engineVersion = "0.7.0"
+    public static let engineVersion = "0.8.0"
 
     public var version: Int
     public var engine: Engine
@@ -33,6 +33,8 @@ public struct PositionMap: Sendable, Equatable {
     /// The Readium and Komga positions lists (EPUB).
     public var positions: [PositionsConvention: PositionsEntry]?
     public var settle: [SettleEntry]?
+    /// Synthetic spreads (EPUB): whether pages were paired, why, and the pairs.
+    public var spreads: Spreads? = nil
     public var warnings: [Warning]
 
     public init(
@@ -114,10 +116,10 @@ public struct PositionMap: Sendable, Equatable {
     /// missing there is read from its `document`.
     public init(
         layout: BookLayout, result: BookLayout.Result, identity: BookIdentity, profileName: String?, withImages: Bool,
-        extraWarnings: [Warning] = [], positions: [Int: ChapterPositions] = [:]
+        extraWarnings: [Warning] = [], positions: [Int: ChapterPositions] = [:], spreads: SpreadPlan? = nil
     ) {
         self = MapBuilder(layout: layout, result: result, identity: identity, positions: positions)
-            .map(profileName: profileName, withImages: withImages, extraWarnings: extraWarnings)
+            .map(profileName: profileName, withImages: withImages, extraWarnings: extraWarnings, spreads: spreads)
     }
 }
 
@@ -256,7 +258,7 @@ struct MapBuilder {
             })
     }
 
-    func map(profileName: String?, withImages: Bool, extraWarnings: [Warning]) -> PositionMap {
+    func map(profileName: String?, withImages: Bool, extraWarnings: [Warning], spreads plan: SpreadPlan? = nil) -> PositionMap {
         let settings = layout.settings
         let total = result.pageCount
         let digits = PositionMap.digits(forPageCount: total)
@@ -267,6 +269,7 @@ struct MapBuilder {
         var pages: [PositionMap.Page] = []
         var pageNumber = 1
         var settle: [PositionMap.SettleEntry] = []
+        var spreadFacts: [SpreadPairing.PageFacts] = []
         for chapter in result.chapters {
             let spineItem = publication.spine[chapter.spineIndex]
             let item = publication.item(for: spineItem)
@@ -280,7 +283,12 @@ struct MapBuilder {
                     spineIndex: chapter.spineIndex, images: chapter.settle.images, measured: chapter.settle.measured,
                     passes: chapter.settle.passes, unresolved: chapter.settle.unresolved))
             let anchors = anchors[chapter.spineIndex]
+            // Laid out as one fixed page (pre-paginated, an SVG or a picture in the spine).
+            let isFixed = spineItem.layout == .prePaginated || (item?.mediaType.hasPrefix("image/") ?? false)
             for (index, page) in chapter.pages.enumerated() {
+                // An item's page-spread property places its first page; the rest follow on.
+                let spread = index == 0 ? spineItem.pageSpread : nil
+                spreadFacts.append(.init(property: spread, startsReflowableItem: index == 0 && !isFixed))
                 let start = Position(spineIndex: chapter.spineIndex, offset: page.start)
                 let end = Position(spineIndex: chapter.spineIndex, offset: page.end)
                 pages.append(
@@ -290,7 +298,7 @@ struct MapBuilder {
                         content: .text(
                             PositionMap.TextPage(
                                 spineIndex: chapter.spineIndex, href: chapter.href, path: item?.path, start: view(start, anchors?.starts[index]),
-                                end: view(end, anchors?.ends[index]), excerpt: anchors?.excerpts[index], spread: spineItem.pageSpread))))
+                                end: view(end, anchors?.ends[index]), excerpt: anchors?.excerpts[index], spread: spread))))
                 pageNumber += 1
             }
         }
@@ -305,10 +313,16 @@ struct MapBuilder {
         let book = PositionMap.BookEntry(
             title: metadata.title, identifier: metadata.uniqueIdentifier, language: metadata.languages.first,
             mediaType: EPUBContainer.epubMediaType, sha256: identity.sha256, partialMD5: identity.partialMD5, layout: metadata.layout.rawValue,
-            pageProgression: publication.pageProgression.rawValue, spineStep: spineStep)
-        return PositionMap(
+            pageProgression: publication.pageProgression.rawValue,
+            readingProgression: publication.readingProgression.rawValue, spineStep: spineStep)
+        var map = PositionMap(
             book: book, profile: .reflowable(PositionMap.profile(settings, name: profileName)), pageCount: total, length: totalChars,
             spine: spine, pages: pages, toc: toc, pageList: pageList, landmarks: landmarks,
             positions: [.readium: positions(.readium), .komga: positions(.komga)], settle: settle, warnings: warnings)
+        if let plan {
+            let pairs = plan.active ? SpreadPairing.pair(spreadFacts, rightToLeft: publication.readingProgression == .rtl) : []
+            map.spreads = PositionMap.Spreads(plan: plan, spreads: pairs, withImages: withImages)
+        }
+        return map
     }
 }

@@ -27,10 +27,13 @@ extension PositionMap {
         public var partialMD5: String
         public var layout: String
         public var pageProgression: String?
+        /// The direction pages follow each other: `pageProgression` when the spine sets one, else
+        /// from the book's language (right to left for Arabic, Hebrew, Persian, Urdu…).
+        public var readingProgression: String?
         public var spineStep: Int?
         public var isPDF: Bool { mediaType == "application/pdf" }
 
-        public init(title: String? = nil, identifier: String? = nil, language: String? = nil, mediaType: String, sha256: String, partialMD5: String, layout: String, pageProgression: String? = nil, spineStep: Int? = nil) {
+        public init(title: String? = nil, identifier: String? = nil, language: String? = nil, mediaType: String, sha256: String, partialMD5: String, layout: String, pageProgression: String? = nil, readingProgression: String? = nil, spineStep: Int? = nil) {
             self.title = title
             self.identifier = identifier
             self.language = language
@@ -39,6 +42,7 @@ extension PositionMap {
             self.partialMD5 = partialMD5
             self.layout = layout
             self.pageProgression = pageProgression
+            self.readingProgression = readingProgression
             self.spineStep = spineStep
         }
     }
@@ -332,6 +336,7 @@ extension PositionMap {
             members.append(("positions", .object(PositionsConvention.allCases.compactMap { convention in positions[convention].map { (convention.rawValue, $0.json) } })))
         }
         if let settle { members.append(("settle", .array(settle.map(\.json)))) }
+        if let spreads { members.append(("spreads", spreads.json)) }
         members.append(("warnings", .array(warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })))
         return .object(members)
     }
@@ -343,6 +348,7 @@ extension PositionMap.BookEntry {
         if !isPDF { members.append(("language", .optional(language))) }
         members += [("mediaType", .string(mediaType)), ("sha256", .string(sha256)), ("partialMD5", .string(partialMD5)), ("layout", .string(layout))]
         if let pageProgression { members.append(("pageProgression", .string(pageProgression))) }
+        if let readingProgression { members.append(("readingProgression", .string(readingProgression))) }
         if let spineStep { members.append(("spineStep", .int(spineStep))) }
         return .object(members)
     }
@@ -543,7 +549,8 @@ extension PositionMap {
             title: try bookReader.optionalString("title"), identifier: try bookReader.optionalString("identifier"),
             language: try bookReader.optionalString("language"), mediaType: try bookReader.string("mediaType"),
             sha256: try bookReader.string("sha256"), partialMD5: try bookReader.string("partialMD5"), layout: try bookReader.string("layout"),
-            pageProgression: try bookReader.optionalString("pageProgression"), spineStep: try bookReader.optionalInt("spineStep"))
+            pageProgression: try bookReader.optionalString("pageProgression"),
+            readingProgression: try bookReader.optionalString("readingProgression"), spineStep: try bookReader.optionalInt("spineStep"))
         let profileReader = try root.child("profile")
         if book.isPDF {
             profile = .pdf(
@@ -634,6 +641,7 @@ extension PositionMap {
                     passes: try entry.int("passes"),
                     unresolved: try entry.objects("unresolved") { SettleRecord.Unresolved(path: try $0.string("path"), reason: try $0.string("reason")) })
             } : nil
+        spreads = root.has("spreads") ? try Spreads(reading: try root.child("spreads")) : nil
         warnings = try root.objects("warnings") { Warning(try $0.string("code"), try $0.string("message")) }
     }
 

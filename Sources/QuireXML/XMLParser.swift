@@ -155,6 +155,7 @@ public enum XMLParser {
             var descend = false
             switch current.pointee.type {
             case XML_ELEMENT_NODE:
+                if !html { try checkQualifiedName(current, path: path) }
                 let name = XMLName(
                     html ? Namespace.xhtml : namespaceURI(current.pointee.ns),
                     html ? string(current.pointee.name).lowercased() : string(current.pointee.name))
@@ -206,6 +207,17 @@ public enum XMLParser {
                 if cursor == root { break }
             }
         }
+    }
+
+    /// libxml2 reports a name that Namespaces in XML forbids (`p::p`, `:p`, `p:`) only as a
+    /// namespace warning and keeps the element; such a document is not well-formed XHTML.
+    private static func checkQualifiedName(_ element: xmlNodePtr, path: String) throws {
+        let name = string(element.pointee.name)
+        let parts = name.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count > 2 || (parts.count == 2 && (parts[0].isEmpty || parts[1].isEmpty)) else { return }
+        let line = xmlGetLineNo(element)
+        throw QuireError.invalidXML(
+            document: path, reason: "\(line > 0 ? "line \(line): " : "")element name '\(name)' is not a valid XML name")
     }
 
     /// Replacement text for an entity reference left in place (libxml2 does not substitute).

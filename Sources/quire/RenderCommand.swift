@@ -6,7 +6,7 @@ import QuireCore
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
         "out", "profile", "size", "stats", "open-at", "image-sizes", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
-        "password", "rotate", "split",
+        "password", "rotate", "split", "spreads",
     ])
     static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet", "crop"]
 
@@ -80,6 +80,8 @@ enum RenderCommand {
                 throw QuireError.usage("--\(name) is for PDF input only")
             }
             if options.flag("crop") { throw QuireError.usage("--crop is for PDF input only") }
+        } else if options.value("spreads") != nil {
+            throw QuireError.usage("--spreads is for EPUB input only (a PDF's spreads are split with --split)")
             if let theme = options.value("theme") {
                 guard let value = Theme(rawValue: theme) else { throw QuireError.usage("--theme is one of light, sepia, dark") }
                 paint.theme = value
@@ -87,7 +89,13 @@ enum RenderCommand {
         }
         paint.gray = options.flag("gray") || options.flag("dither")
         paint.dither16 = options.flag("dither")
-        let settings = isPDF ? try pdfSettings(options) : try paginationSettings(options)
+        var settings = isPDF ? try pdfSettings(options) : try paginationSettings(options)
+        if !isPDF {
+            // Spreads and the book's orientation, as a reading system on this page box would show it.
+            let mode = options.value("spreads") ?? "auto"
+            guard let spreads = SpreadMode(rawValue: mode) else { throw QuireError.usage("--spreads is one of auto, none, both") }
+            settings.spreads = spreads
+        }
         let pages = try options.value("pages").map(PageRanges.init(parsing:))
         let jobs = try jobs(options)
         let mapOnly = options.flag("map-only")

@@ -53,11 +53,10 @@ final class FixedLayoutTests: XCTestCase {
         for page in 1...12 {
             XCTAssertGreaterThan(try Self.ink(directory.appendingPathComponent(String(format: "pages/%04d.png", page))), 0.05, "page \(page) shows its picture")
         }
-        // The colophon is reflowable in a pre-paginated book: it flows on in the book's frame.
-        // (Two pages since its body's padding and its heading's margin stay at the top and
-        // foot of the chapter, as in a browser.)
+        // The colophon is reflowable in a pre-paginated book: reflowable content, set at the
+        // device's page and the reader's font size (W3C lay-page-layout-both), on four pages.
         XCTAssertEqual(map["pageCount"] as? Int, pages.count)
-        XCTAssertEqual(pages.count, 14)
+        XCTAssertEqual(pages.count, 16)
         let colophon = pages[12]
         XCTAssertTrue(pages[12...].allSatisfy { $0["spineIndex"] as? Int == 12 })
         XCTAssertEqual(colophon["spread"] as? String, "page-spread-left")
@@ -67,8 +66,8 @@ final class FixedLayoutTests: XCTestCase {
         XCTAssertFalse(warnings.contains { $0.contains("overflows") }, "\(warnings)")
     }
 
-    /// A reflowable item in a pre-paginated book that does not fit the frame flows onto more
-    /// frame pages; nothing is cut.
+    /// A reflowable item in a pre-paginated book flows onto as many device pages as it needs at
+    /// the reader's font size; nothing is cut.
     func testReflowableItemInFixedBookFlows() throws {
         let corpus = try TestSupport.requireCorpus()
         let directory = try TestSupport.temporaryDirectory("haruko-large")

@@ -55,8 +55,13 @@ final class HrefTests: XCTestCase {
     }
 
     func testEscapesAndExternals() {
-        XCTAssertNil(Href.resolve("../../etc/passwd", relativeTo: "OPS/p.opf"))
-        XCTAssertNil(Href.resolve("..%2F..%2Fetc", relativeTo: "p.opf"))
+        // `..` stops at the archive's root (URL resolution against the container root): the
+        // result is an archive path, never a disk path.
+        XCTAssertEqual(Href.resolve("../../etc/passwd", relativeTo: "OPS/p.opf"), ResourceRef(path: "etc/passwd"))
+        XCTAssertEqual(Href.resolve("..%2F..%2Fetc", relativeTo: "p.opf"), ResourceRef(path: "etc"))
+        XCTAssertEqual(
+            Href.resolve("../../../../media/imgs/monastery.jpg", relativeTo: "EPUB/content_001.xhtml"),
+            ResourceRef(path: "media/imgs/monastery.jpg"))
         XCTAssertNil(Href.resolve("http://example.com/x.html", relativeTo: "p.opf"))
         XCTAssertNil(Href.resolve("mailto:someone@example.com", relativeTo: "p.opf"))
         XCTAssertNil(Href.resolve("data:image/png;base64,AAAA", relativeTo: "p.opf"))
