@@ -126,7 +126,17 @@ enum OutputFiles {
         }
     }
 
-    static func provisionalName(_ spineIndex: Int, _ page: Int) -> String { ".chapter-\(spineIndex)-page-\(page).png" }
+    static func provisionalName(_ spineIndex: Int, _ page: Int, tile: Int) -> String {
+        ".chapter-\(spineIndex)-page-\(page)\(tile == 0 ? "" : "-\(tile + 1)").png"
+    }
+
+    /// A page's image: one PNG, or for a tall scrolled page one per tile (`Page.tiles`), named by `name(tile)`.
+    static func writePage(_ page: Page, painter: Painter, paint: PaintSettings, name: (Int) -> String) throws {
+        let tiles = page.tiles
+        for (index, band) in tiles.enumerated() {
+            try painter.writePNG(page, settings: paint, band: tiles.count == 1 ? nil : band, to: name(index))
+        }
+    }
 }
 
 extension ReflowPages {
@@ -157,7 +167,9 @@ extension ReflowPages {
                 let painter = Painter(resources: { try? container.read(path: $0) })
                 for index in chapter.pages.indices {
                     do {
-                        try painter.writePNG(chapter.pages[index], settings: paint, to: out + "/pages/" + OutputFiles.provisionalName(chapter.spineIndex, index))
+                        try OutputFiles.writePage(chapter.pages[index], painter: painter, paint: paint) { tile in
+                            out + "/pages/" + OutputFiles.provisionalName(chapter.spineIndex, index, tile: tile)
+                        }
                     } catch {
                         failure.record(error)
                     }
@@ -181,9 +193,11 @@ extension ReflowPages {
             var number = 1
             for chapter in chapters {
                 for index in chapter.pages.indices {
-                    let from = out + "/pages/" + OutputFiles.provisionalName(chapter.spineIndex, index)
-                    let to = out + "/" + PositionMap.imageName(forPage: number, digits: digits)
-                    guard rename(from, to) == 0 else { throw QuireError.cannotCreateOutput(path: to, reason: String(cString: strerror(errno))) }
+                    for tile in chapter.pages[index].tiles.indices {
+                        let from = out + "/pages/" + OutputFiles.provisionalName(chapter.spineIndex, index, tile: tile)
+                        let to = out + "/" + PositionMap.imageName(forPage: number, digits: digits, tile: tile)
+                        guard rename(from, to) == 0 else { throw QuireError.cannotCreateOutput(path: to, reason: String(cString: strerror(errno))) }
+                    }
                     number += 1
                 }
             }
@@ -201,7 +215,9 @@ extension ReflowPages {
                     guard slot < selection.count, !failure.failed else { break }
                     let number = selection[slot]
                     do {
-                        try painter.writePNG(frozen[number - 1], settings: paint, to: out + "/" + PositionMap.imageName(forPage: number, digits: digits))
+                        try OutputFiles.writePage(frozen[number - 1], painter: painter, paint: paint) { tile in
+                            out + "/" + PositionMap.imageName(forPage: number, digits: digits, tile: tile)
+                        }
                     } catch {
                         failure.record(error)
                     }

@@ -65,6 +65,8 @@ public struct PaginationSettings: Sendable {
     /// Synthetic spreads and the book's orientation (EPUB; `quire render --spreads`). nil keeps the
     /// page box as given: one page at a time, never turned.
     public var spreads: SpreadMode? = nil
+    /// Paginated or scrolled reflowable items (EPUB; `quire render --flow`). nil paginates.
+    public var flow: FlowMode? = nil
     /// Settled chapters kept on disk (EPUB): a chapter found there is not laid out again, and
     /// one laid out is stored. Not used with a custom `imageMeasurer`, whose answers it can't key.
     public var layoutCache: LayoutCache? = nil

@@ -33,6 +33,7 @@
 @_exported import struct QuirePositions.PositionMap
 @_exported import class QuirePositions.MapIndex
 @_exported import enum QuirePositions.SpreadMode
+@_exported import enum QuirePositions.FlowMode
 @_exported import struct QuirePositions.Spread
 @_exported import struct QuireDocument.Position
 @_exported import enum QuirePositions.PositionsConvention

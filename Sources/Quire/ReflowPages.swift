@@ -18,6 +18,8 @@ final class ReflowPages: Sendable {
     let settings: PaginationSettings
     /// How pages are arranged on the device (nil: one page at a time, as given).
     let spreadPlan: SpreadPlan?
+    /// Paginated or scrolled reflowable items (nil: paginated, as given).
+    let flowPlan: FlowPlan?
     private let state = LockedValue(State())
     /// The book: its DOM-side lookups (CFI, XPointer, ids) and its hashes.
     private let book: Book
@@ -61,11 +63,20 @@ final class ReflowPages: Sendable {
         self.container = container
         targets = ChapterPositions.Targets(container.publication)
         var settings = settings
+        if let mode = settings.flow {
+            let plan = FlowPlan(mode: mode, declared: container.publication.metadata.flow)
+            settings.layout.scrolled = plan.scrolled
+            flowPlan = plan
+        } else {
+            flowPlan = nil
+        }
         if let mode = settings.spreads {
             // The book's orientation turns the device page, and with spreads each page is half of it.
             let profile = settings.layout.profile
             let metadata = container.publication.metadata
-            let plan = SpreadPlan(mode: mode, width: profile.width, height: profile.height, orientation: metadata.orientation, spread: metadata.spread)
+            let plan = SpreadPlan(
+                mode: mode, width: profile.width, height: profile.height, orientation: metadata.orientation, spread: metadata.spread,
+                scrolled: settings.layout.scrolled)
             settings.layout.profile.width = plan.pageWidth
             settings.layout.profile.height = plan.deviceHeight
             spreadPlan = plan
@@ -173,7 +184,7 @@ final class ReflowPages: Sendable {
             let cached = cache.chapter(key, needItems: buildItems, face: { [layout] in layout.face(source: $0, bold: $1, italic: $2) })
         {
             state.withLock { $0.chaptersFromCache += 1 }
-            return (cached.layout, Summary(layout: Self.stripped(cached.layout), positions: cached.positions))
+            return (cached.layout, Summary(layout: Self.stripped(cached.layout, keepingLines: settings.layout.scrolled), positions: cached.positions))
         }
         let chapter = layout.settleChapter(spineIndex, worker: worker, buildItems: buildItems)
         let summary = summarize(chapter)
@@ -202,17 +213,18 @@ final class ReflowPages: Sendable {
     }
 
     private func summarize(_ chapter: ChapterLayout) -> Summary {
-        Summary(layout: Self.stripped(chapter), positions: ChapterPositions(chapter: chapter, container: container, targets: targets))
+        Summary(layout: Self.stripped(chapter, keepingLines: settings.layout.scrolled), positions: ChapterPositions(chapter: chapter, container: container, targets: targets))
     }
 
-    /// A chapter without its document and display lists: what a summary keeps.
-    private static func stripped(_ chapter: ChapterLayout) -> ChapterLayout {
+    /// A chapter without its document and display lists: what a summary keeps (and a scrolled
+    /// document's lines, whose offsets and y the map lists).
+    private static func stripped(_ chapter: ChapterLayout, keepingLines: Bool) -> ChapterLayout {
         var stripped = chapter
         stripped.document = nil
         stripped.crengineStyles = nil
         for index in stripped.pages.indices {
             stripped.pages[index].items = []
-            stripped.pages[index].lines = []
+            if !keepingLines { stripped.pages[index].lines = [] }
         }
         return stripped
     }
@@ -538,6 +550,6 @@ final class ReflowPages: Sendable {
         return PositionMap(
             layout: layout, result: result, identity: try identity ?? book.identity(),
             profileName: settings.profileName, withImages: withImages, extraWarnings: extraWarnings, positions: positions,
-            spreads: spreadPlan)
+            spreads: spreadPlan, flow: flowPlan)
     }
 }

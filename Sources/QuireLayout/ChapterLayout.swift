@@ -300,8 +300,15 @@ public final class BookLayout: @unchecked Sendable {
         }
         extendForLayers(flow, pageHeight: content.height)
         flow.resolveSpaceStarts(textLength: document.textLength)
-        let ranges = Paginator.paginate(flow.slices, pageHeight: content.height, headers: flow.headers)
+        var ranges = Paginator.paginate(flow.slices, pageHeight: content.height, headers: flow.headers)
         if ranges.isEmpty { return blankChapter(nil) }
+        // Scrolled flow: the whole chapter is one page (no page breaks in a scrolled document).
+        if settings.scrolled, let first = ranges.first, let last = ranges.last {
+            ranges = [Paginator.Cut(slices: first.slices.lowerBound...last.slices.upperBound, top: first.top, bottom: last.bottom)]
+        }
+        // A scrolled page is as tall as its content, with the page's margin below as above.
+        let pageHeight = settings.scrolled
+            ? max(profile.height, Int((content.y * 2 + (ranges[0].bottom - ranges[0].top)).rounded(.up))) : profile.height
         let layers = layerItems(flow, cuts: ranges)
         var pages: [Page] = []
         let (itemsBySlice, linesBySlice) = flow.bySlice()
@@ -339,7 +346,7 @@ public final class BookLayout: @unchecked Sendable {
                 lines.append(record)
             }
             let start = pageIndex == 0 ? 0 : flow.slices[range.lowerBound].start
-            pages.append(Page(spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: profile.height, items: items, lines: lines, start: start, end: document.textLength))
+            pages.append(Page(spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: pageHeight, items: items, lines: lines, start: start, end: document.textLength))
         }
         // A page holding nothing but one image (a cover, a plate) shows it centred.
         for index in pages.indices where pages[index].lines.isEmpty && pages[index].items.count == 1 && layers.above[index].isEmpty && layers.below[index].isEmpty {
@@ -350,7 +357,7 @@ public final class BookLayout: @unchecked Sendable {
             }
         }
         if let canvas {
-            let page = Rect(x: 0, y: 0, width: Double(profile.width), height: Double(profile.height))
+            let page = Rect(x: 0, y: 0, width: Double(profile.width), height: Double(pageHeight))
             for index in pages.indices { pages[index].items.insert(.fill(page, canvas.color), at: 0) }
         }
         // Page starts never go backwards (a page of pictures starts where its first picture sits).

@@ -177,6 +177,16 @@ public struct Page: Sendable {
 }
 
 extension Page {
+    /// Image tiles are at most this tall: a scrolled document is painted band by band, so a
+    /// 200,000 px chapter never needs one surface of that size (cairo's own limit is 32,767).
+    public static let maxTileHeight = 16384
+
+    /// The bands a page is painted in, top first: one for a device page, several for a tall
+    /// scrolled document.
+    public var tiles: [(top: Int, height: Int)] {
+        stride(from: 0, to: max(height, 1), by: Self.maxTileHeight).map { ($0, min(Self.maxTileHeight, height - $0)) }
+    }
+
     /// A stable JSON form of the display list, for golden tests and debugging. Fonts are named by
     /// file name (not path), coordinates rounded to 1/100 px.
     public func displayListJSON() -> QuireCore.JSON {

@@ -100,6 +100,9 @@ public struct LayoutSettings: Sendable, Hashable {
     public var hyphenation = true
     public var publisherStyles = true
     public var userCSS: String? = nil
+    /// Scrolled flow (`rendition:flow` scrolled-doc or scrolled-continuous): each reflowable
+    /// spine item is one page as tall as its content, the device page its viewport.
+    public var scrolled = false
 
     public init(profile: PageProfile) { self.profile = profile }
 

@@ -191,13 +191,15 @@ public final class Painter {
         return cairoFace
     }
 
-    /// Paints a page into a new cairo image surface (RGB24). The caller destroys it.
-    public func paint(_ page: Page, settings: PaintSettings) -> OpaquePointer {
-        let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(page.width), Int32(page.height))!
+    /// Paints a page into a new cairo image surface (RGB24). The caller destroys it. `band`: only
+    /// that horizontal band of the page (a tile of a tall scrolled document).
+    public func paint(_ page: Page, settings: PaintSettings, band: (top: Int, height: Int)? = nil) -> OpaquePointer {
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(page.width), Int32(band?.height ?? page.height))!
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr) }
         setColor(cr, settings.theme.background)
         cairo_paint(cr)
+        if let band { cairo_translate(cr, 0, -Double(band.top)) }
         cairo_set_font_options(cr, options)
         if let clip = page.clip {
             cairo_rectangle(cr, clip.x, clip.y, clip.width, clip.height)
@@ -485,8 +487,8 @@ public final class Painter {
     }
 
     /// Paints a page and writes it as PNG, atomically (a temporary name, then rename).
-    public func writePNG(_ page: Page, settings: PaintSettings, to path: String) throws {
-        let surface = paint(page, settings: settings)
+    public func writePNG(_ page: Page, settings: PaintSettings, band: (top: Int, height: Int)? = nil, to path: String) throws {
+        let surface = paint(page, settings: settings, band: band)
         defer { cairo_surface_destroy(surface) }
         try PNGWriter.write(surface: surface, gray: settings.gray, dither16: settings.dither16, level: settings.compressionLevel, to: path)
     }

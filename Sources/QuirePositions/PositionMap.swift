@@ -33,6 +33,8 @@ public struct PositionMap: Sendable, Equatable {
     /// The Readium and Komga positions lists (EPUB).
     public var positions: [PositionsConvention: PositionsEntry]?
     public var settle: [SettleEntry]?
+    /// Paginated or scrolled (EPUB, `quire render`): what was done with reflowable items, and why.
+    public var flow: FlowEntry? = nil
     /// Synthetic spreads (EPUB): whether pages were paired, why, and the pairs.
     public var spreads: Spreads? = nil
     public var warnings: [Warning]
@@ -89,9 +91,10 @@ public struct PositionMap: Sendable, Equatable {
         return hexString(hash.finalize())
     }
 
-    public static func imageName(forPage number: Int, digits: Int) -> String {
+    /// `pages/0001.png`; a tall scrolled page's further tiles are `pages/0001-2.png` and on.
+    public static func imageName(forPage number: Int, digits: Int, tile: Int = 0) -> String {
         let text = String(number)
-        return "pages/" + String(repeating: "0", count: max(0, digits - text.count)) + text + ".png"
+        return "pages/" + String(repeating: "0", count: max(0, digits - text.count)) + text + (tile == 0 ? "" : "-\(tile + 1)") + ".png"
     }
 
     public static func digits(forPageCount count: Int) -> Int { max(4, String(count).count) }
@@ -105,6 +108,7 @@ public struct PositionMap: Sendable, Equatable {
             fontFamily: settings.fontFamily, textAlign: settings.textAlign?.rawValue, hyphenation: settings.hyphenation,
             publisherStyles: settings.publisherStyles,
             userCSS: settings.userCSS.map { String(hexString(SHA256.hash(Array($0.utf8))).prefix(16)) }, profileHash: "")
+        if settings.scrolled { profile.flow = "scrolled" }
         // The hash covers every member but the name, as they are written.
         guard case .object(let members) = Profile.reflowable(profile).json else { return profile }
         let hashed = JSON.object(Array(members.dropFirst().dropLast()))
@@ -116,10 +120,11 @@ public struct PositionMap: Sendable, Equatable {
     /// missing there is read from its `document`.
     public init(
         layout: BookLayout, result: BookLayout.Result, identity: BookIdentity, profileName: String?, withImages: Bool,
-        extraWarnings: [Warning] = [], positions: [Int: ChapterPositions] = [:], spreads: SpreadPlan? = nil
+        extraWarnings: [Warning] = [], positions: [Int: ChapterPositions] = [:], spreads: SpreadPlan? = nil, flow: FlowPlan? = nil
     ) {
         self = MapBuilder(layout: layout, result: result, identity: identity, positions: positions)
             .map(profileName: profileName, withImages: withImages, extraWarnings: extraWarnings, spreads: spreads)
+        if let flow { self.flow = FlowEntry(plan: flow) }
     }
 }
 
@@ -291,14 +296,14 @@ struct MapBuilder {
                 spreadFacts.append(.init(property: spread, startsReflowableItem: index == 0 && !isFixed))
                 let start = Position(spineIndex: chapter.spineIndex, offset: page.start)
                 let end = Position(spineIndex: chapter.spineIndex, offset: page.end)
+                var text = PositionMap.TextPage(
+                    spineIndex: chapter.spineIndex, href: chapter.href, path: item?.path, start: view(start, anchors?.starts[index]),
+                    end: view(end, anchors?.ends[index]), excerpt: anchors?.excerpts[index], spread: spread)
+                if settings.scrolled, !isFixed { text.scroll = PositionMap.ScrollPage(page, number: pageNumber, digits: digits, withImages: withImages) }
                 pages.append(
                     PositionMap.Page(
                         page: pageNumber, image: withImages ? PositionMap.imageName(forPage: pageNumber, digits: digits) : nil,
-                        label: labels[pageNumber].map { $0.joined(separator: ", ") },
-                        content: .text(
-                            PositionMap.TextPage(
-                                spineIndex: chapter.spineIndex, href: chapter.href, path: item?.path, start: view(start, anchors?.starts[index]),
-                                end: view(end, anchors?.ends[index]), excerpt: anchors?.excerpts[index], spread: spread))))
+                        label: labels[pageNumber].map { $0.joined(separator: ", ") }, content: .text(text)))
                 pageNumber += 1
             }
         }

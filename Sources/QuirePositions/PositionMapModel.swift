@@ -95,6 +95,8 @@ extension PositionMap {
         public var publisherStyles: Bool
         /// The first 16 hex digits of the user stylesheet's SHA-256.
         public var userCSS: String?
+        /// `scrolled` when reflowable items were laid out as scrolled documents (else absent).
+        public var flow: String? = nil
         /// Maps with equal hashes paginate alike.
         public var profileHash: String
 
@@ -207,6 +209,8 @@ extension PositionMap {
         public var excerpt: TextContext?
         /// `left`, `right` or `center` (the spine item's page-spread property).
         public var spread: String?
+        /// A scrolled document (flow `scrolled`): its height, image tiles and line positions.
+        public var scroll: ScrollPage? = nil
 
         public init(spineIndex: Int, href: String, path: String? = nil, start: Boundary, end: Boundary, excerpt: TextContext? = nil, spread: String? = nil) {
             self.spineIndex = spineIndex
@@ -336,6 +340,7 @@ extension PositionMap {
             members.append(("positions", .object(PositionsConvention.allCases.compactMap { convention in positions[convention].map { (convention.rawValue, $0.json) } })))
         }
         if let settle { members.append(("settle", .array(settle.map(\.json)))) }
+        if let flow { members.append(("flow", flow.json)) }
         if let spreads { members.append(("spreads", spreads.json)) }
         members.append(("warnings", .array(warnings.map { .object([("code", .string($0.code)), ("message", .string($0.message))]) })))
         return .object(members)
@@ -358,14 +363,15 @@ extension PositionMap.Profile {
     var json: JSON {
         switch self {
         case .reflowable(let profile):
-            return .object([
+            var members: [(String, JSON)] = [
                 ("name", .optional(profile.name)), ("width", .int(profile.width)), ("height", .int(profile.height)), ("dpi", .double(profile.dpi)),
                 ("fontSize", .double(profile.fontSize)), ("margin", .double(profile.margin)),
                 ("lineHeight", profile.lineHeight.map(JSON.double) ?? .null), ("fontFamily", .optional(profile.fontFamily)),
                 ("textAlign", .optional(profile.textAlign)), ("hyphenation", .bool(profile.hyphenation)),
                 ("publisherStyles", .bool(profile.publisherStyles)), ("userCSS", .optional(profile.userCSS)),
-                ("profileHash", .string(profile.profileHash)),
-            ])
+            ]
+            if let flow = profile.flow { members.append(("flow", .string(flow))) }
+            return .object(members + [("profileHash", .string(profile.profileHash))])
         case .pdf(let profile):
             return .object([
                 ("name", .optional(profile.name)), ("width", profile.width.map(JSON.int) ?? .null),
@@ -409,6 +415,7 @@ extension PositionMap.Page {
                 members.append(("text", .object([("before", .string(excerpt.before)), ("highlight", .string(excerpt.highlight)), ("after", .string(excerpt.after))])))
             }
             if let spread = text.spread { members.append(("spread", .string(spread))) }
+            if let scroll = text.scroll { members.append(("scroll", scroll.json)) }
         case .pdf(let pdf):
             members += [
                 ("sourcePage", .int(pdf.sourcePage)), ("half", .string(pdf.half)), ("label", .optional(label)), ("locator", pdf.locator.json),
@@ -560,14 +567,15 @@ extension PositionMap {
                     gray: try profileReader.bool("gray"), dither: try profileReader.bool("dither"), rotate: try profileReader.int("rotate"),
                     crop: try profileReader.bool("crop"), split: try profileReader.string("split")))
         } else {
-            profile = .reflowable(
-                ReflowableProfile(
-                    name: try profileReader.optionalString("name"), width: try profileReader.int("width"), height: try profileReader.int("height"),
-                    dpi: try profileReader.double("dpi"), fontSize: try profileReader.double("fontSize"), margin: try profileReader.double("margin"),
-                    lineHeight: try profileReader.optionalDouble("lineHeight"), fontFamily: try profileReader.optionalString("fontFamily"),
-                    textAlign: try profileReader.optionalString("textAlign"), hyphenation: try profileReader.bool("hyphenation"),
-                    publisherStyles: try profileReader.bool("publisherStyles"), userCSS: try profileReader.optionalString("userCSS"),
-                    profileHash: try profileReader.string("profileHash")))
+            var reflowable = ReflowableProfile(
+                name: try profileReader.optionalString("name"), width: try profileReader.int("width"), height: try profileReader.int("height"),
+                dpi: try profileReader.double("dpi"), fontSize: try profileReader.double("fontSize"), margin: try profileReader.double("margin"),
+                lineHeight: try profileReader.optionalDouble("lineHeight"), fontFamily: try profileReader.optionalString("fontFamily"),
+                textAlign: try profileReader.optionalString("textAlign"), hyphenation: try profileReader.bool("hyphenation"),
+                publisherStyles: try profileReader.bool("publisherStyles"), userCSS: try profileReader.optionalString("userCSS"),
+                profileHash: try profileReader.string("profileHash"))
+            reflowable.flow = try profileReader.optionalString("flow")
+            profile = .reflowable(reflowable)
         }
         pageCount = try root.int("pageCount")
         length = try root.optionalInt("length")
@@ -600,10 +608,11 @@ extension PositionMap {
                     let text = try entry.child("text")
                     excerpt = TextContext(before: try text.string("before"), highlight: try text.string("highlight"), after: try text.string("after"))
                 }
-                content = .text(
-                    TextPage(
-                        spineIndex: try entry.int("spineIndex"), href: try entry.string("href"), path: try entry.optionalString("path"),
-                        start: try boundary("start"), end: try boundary("end"), excerpt: excerpt, spread: try entry.optionalString("spread")))
+                var text = TextPage(
+                    spineIndex: try entry.int("spineIndex"), href: try entry.string("href"), path: try entry.optionalString("path"),
+                    start: try boundary("start"), end: try boundary("end"), excerpt: excerpt, spread: try entry.optionalString("spread"))
+                if entry.has("scroll") { text.scroll = try ScrollPage(reading: try entry.child("scroll")) }
+                content = .text(text)
             }
             return Page(page: try entry.int("page"), image: try entry.optionalString("image"), label: try entry.optionalString("label"), content: content)
         }
@@ -641,6 +650,7 @@ extension PositionMap {
                     passes: try entry.int("passes"),
                     unresolved: try entry.objects("unresolved") { SettleRecord.Unresolved(path: try $0.string("path"), reason: try $0.string("reason")) })
             } : nil
+        flow = root.has("flow") ? try FlowEntry(reading: try root.child("flow")) : nil
         spreads = root.has("spreads") ? try Spreads(reading: try root.child("spreads")) : nil
         warnings = try root.objects("warnings") { Warning(try $0.string("code"), try $0.string("message")) }
     }

@@ -32,7 +32,7 @@ public struct SpreadPlan: Sendable, Hashable {
     public var reason: String
 
     /// `orientation`, `spread`: the book's rendition:orientation and rendition:spread.
-    public init(mode: SpreadMode, width: Int, height: Int, orientation: String?, spread: String?) {
+    public init(mode: SpreadMode, width: Int, height: Int, orientation: String?, spread: String?, scrolled: Bool = false) {
         self.mode = mode
         let wantsLandscape = orientation == "landscape", wantsPortrait = orientation == "portrait"
         rotated = (wantsLandscape && height > width) || (wantsPortrait && width > height)
@@ -42,6 +42,9 @@ public struct SpreadPlan: Sendable, Hashable {
         let box = "\(landscape ? "landscape" : "portrait") page box \(deviceWidth)×\(deviceHeight)\(rotated ? " (turned for rendition:orientation \(orientation!))" : "")"
         let declared = spread ?? "auto"
         switch (mode, declared) {
+        case _ where scrolled:
+            active = false
+            reason = "scrolled flow: each document is one tall image, never paired"
         case (.none, _):
             active = false
             reason = "--spreads none"

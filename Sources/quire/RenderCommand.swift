@@ -6,7 +6,7 @@ import QuireCore
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
         "out", "profile", "size", "stats", "open-at", "image-sizes", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
-        "password", "rotate", "split", "spreads",
+        "password", "rotate", "split", "spreads", "flow",
     ])
     static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet", "crop"]
 
@@ -82,6 +82,8 @@ enum RenderCommand {
             if options.flag("crop") { throw QuireError.usage("--crop is for PDF input only") }
         } else if options.value("spreads") != nil {
             throw QuireError.usage("--spreads is for EPUB input only (a PDF's spreads are split with --split)")
+        } else if options.value("flow") != nil {
+            throw QuireError.usage("--flow is for EPUB input only")
             if let theme = options.value("theme") {
                 guard let value = Theme(rawValue: theme) else { throw QuireError.usage("--theme is one of light, sepia, dark") }
                 paint.theme = value
@@ -95,6 +97,9 @@ enum RenderCommand {
             let mode = options.value("spreads") ?? "auto"
             guard let spreads = SpreadMode(rawValue: mode) else { throw QuireError.usage("--spreads is one of auto, none, both") }
             settings.spreads = spreads
+            let flow = options.value("flow") ?? "auto"
+            guard let value = FlowMode(rawValue: flow) else { throw QuireError.usage("--flow is one of auto, paginated, scrolled") }
+            settings.flow = value
         }
         let pages = try options.value("pages").map(PageRanges.init(parsing:))
         let jobs = try jobs(options)

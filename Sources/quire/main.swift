@@ -15,6 +15,8 @@ let usage = """
           [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--open-at PAGE|last|LOCATOR] [--quiet]
           [--spreads auto|none|both]  two pages side by side in DIR/spreads/ (auto: on a landscape page
                           box, as the book's rendition:spread allows; the book's rendition:orientation turns the page)
+          [--flow auto|paginated|scrolled]  scrolled: each document one tall image (tiled past 16384 px)
+                          and its lines' y in the map (auto: as the book's rendition:flow says)
       render FILE.pdf --out DIR   PDF pages as PNG and DIR/positions.json
           [--dpi N | --profile NAME | --size WxH] [--gray] [--dither] [--jobs N] [--pages RANGE]
           [--password PW] [--rotate 0|90|180|270] [--crop] [--split ltr|rtl|none] [--map-only] [--quiet]

@@ -138,6 +138,56 @@ final class W3CConformanceTests: XCTestCase {
         XCTAssertEqual(bad.status, 64, bad.stderr)
     }
 
+    // MARK: 5. Scrolled flows
+
+    /// lay-pkg-flow-scrolled-doc: each chapter is one tall image (in 16384 px tiles), and the map
+    /// says where each line is; lay-pkg-flow-paginated stays paginated; lay-rendition-flow-pre-pag:
+    /// pre-paginated items ignore rendition:flow.
+    func testScrolledFlowMakesOneTallImagePerDocument() throws {
+        let scrolled = try Self.render("lay-pkg-flow-scrolled-doc")
+        defer { try? FileManager.default.removeItem(at: scrolled.directory) }
+        let flow = try XCTUnwrap(scrolled.map["flow"] as? [String: Any])
+        XCTAssertEqual(flow["layout"] as? String, "scrolled")
+        XCTAssertEqual(flow["declared"] as? String, "scrolled-doc")
+        let spine = try XCTUnwrap(scrolled.map["spine"] as? [[String: Any]])
+        XCTAssertTrue(spine.allSatisfy { $0["pageCount"] as? Int == 1 }, "one page per document")
+        let last = try XCTUnwrap(scrolled.pages.last?["scroll"] as? [String: Any])
+        let height = try XCTUnwrap(last["height"] as? Int)
+        let tiles = try XCTUnwrap(last["tiles"] as? [[String: Any]])
+        XCTAssertGreaterThan(height, 16384, "a long chapter")
+        XCTAssertEqual(tiles.count, (height + 16383) / 16384)
+        XCTAssertEqual(tiles.compactMap { $0["height"] as? Int }.reduce(0, +), height, "the tiles cover the document")
+        for tile in tiles {
+            let file = scrolled.directory.appendingPathComponent(try XCTUnwrap(tile["image"] as? String))
+            let bytes = [UInt8](try Data(contentsOf: file))
+            let info = try ImageInfo.measure(bytes)
+            XCTAssertEqual([info.width, info.height], [1072, tile["height"] as? Int ?? 0], file.lastPathComponent)
+        }
+        // Lines: offsets and y both grow down the document, and the last line is near its foot.
+        let lines = try XCTUnwrap(last["lines"] as? [[Int]])
+        XCTAssertGreaterThan(lines.count, 500)
+        XCTAssertEqual(lines.map { $0[0] }, lines.map { $0[0] }.sorted())
+        XCTAssertEqual(lines.map { $0[1] }, lines.map { $0[1] }.sorted())
+        XCTAssertGreaterThan(lines.last![1], height - 400)
+
+        let paginated = try Self.render("lay-pkg-flow-paginated", "--profile", "kobo-clara", "--map-only")
+        defer { try? FileManager.default.removeItem(at: paginated.directory) }
+        XCTAssertEqual((paginated.map["flow"] as? [String: Any])?["layout"] as? String, "paginated")
+        XCTAssertGreaterThan(paginated.pages.count, 20)
+        XCTAssertNil(paginated.pages[1]["scroll"])
+
+        let mixed = try Self.render("lay-rendition-flow-pre-pag", "--profile", "kobo-clara", "--map-only")
+        defer { try? FileManager.default.removeItem(at: mixed.directory) }
+        let items = try XCTUnwrap(mixed.map["spine"] as? [[String: Any]])
+        for (entry, page) in zip(items, mixed.pages) {
+            XCTAssertEqual(page["scroll"] == nil, entry["layout"] as? String == "pre-paginated", "\(entry["href"] ?? "")")
+        }
+        // --flow paginated overrides the book.
+        let forced = try Self.render("lay-pkg-flow-scrolled-doc", "--profile", "kobo-clara", "--flow", "paginated", "--map-only")
+        defer { try? FileManager.default.removeItem(at: forced.directory) }
+        XCTAssertGreaterThan(forced.pages.count, 20)
+    }
+
     // MARK: 8. Smaller groups
 
     /// ocf-zip-comp: a container compressed with bzip2 is an error (exit 65), saying why.
