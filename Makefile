@@ -15,7 +15,7 @@ RELEASE_BIN := .build/release/quire
 # dependency of another package. Debug builds and the test suite keep the checks.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked
 
-.PHONY: all setup build release sample demo test bench format clean install install-files uninstall
+.PHONY: all setup build release sample demo test bench w3c-report format clean install install-files uninstall
 
 # `make install` puts the release binary, the bundled fonts, the man page and the shell completions
 # under $(DESTDIR)$(PREFIX). The binary finds its fonts at <its directory>/../share/quire/fonts.
@@ -69,6 +69,10 @@ test: setup
 
 bench: release
 	@bash scripts/bench.sh
+
+# The W3C reading-system suite: verdicts, contact sheets and the 18 systems' results (build/w3c-report/).
+w3c-report: release
+	@bash scripts/w3c-report.sh build/w3c-report
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift

@@ -429,6 +429,8 @@ final class ReflowPages: Sendable {
         }) {
             return index
         }
+        // A document shown through its fallback, or the fallback of an item shown itself.
+        if let index = publication.spineIndex(path: path) { return index }
         throw QuireError.unresolvable("href '\(href)' is not in the book's reading order")
     }
 

@@ -95,6 +95,7 @@ public final class EPUBContainer: Sendable {
         var package = try parser.parse()
         warnings += parser.warnings
         metadataRead(package.metadata)
+        Self.repairBrokenHrefs(&package.manifest, archive: archive, warnings: &warnings)
 
         // Spine documents are required; every other missing resource is only a warning.
         var shownInPlaceOf: [String: String] = [:]
@@ -158,6 +159,27 @@ public final class EPUBContainer: Sendable {
             ? FontObfuscation.adobeKey(identifiers: [uniqueIdentifier] + package.metadata.identifiers.map(\.value)) : nil
     }
 
+    /// A manifest href that names no archive entry, where exactly one entry has its file name and
+    /// no manifest item lists that entry, is taken to mean it (W3C lay-pp-spine-overrides_image-*
+    /// list `page_2.png` for `images/page_2.png`): the content that uses the file is then using a
+    /// listed resource, and an image the manifest truly leaves out is still not shown.
+    private static func repairBrokenHrefs(_ manifest: inout [ManifestItem], archive: ZipArchive, warnings: inout [Warning]) {
+        let listed = Set(manifest.compactMap(\.path))
+        var byFileName: [String: [String]] = [:]
+        for entry in archive.entries where !entry.name.hasSuffix("/") && !listed.contains(entry.name) {
+            byFileName[String(entry.name.split(separator: "/").last ?? ""), default: []].append(entry.name)
+        }
+        for index in manifest.indices {
+            guard let path = manifest[index].path, !archive.contains(path) else { continue }
+            let name = String(path.split(separator: "/").last ?? "")
+            guard let candidates = byFileName[name], candidates.count == 1 else { continue }
+            warnings.append(Warning(
+                "manifest", "item '\(manifest[index].id)' (\(manifest[index].href)) is not in the archive; \(candidates[0]), the only entry of that name, is taken for it"))
+            manifest[index].path = candidates[0]
+            byFileName[name] = nil
+        }
+    }
+
     /// Foreign spine items (JSON, plain XML, a disk image) are shown through the first content
     /// document of their manifest fallback chain, and so are scripted documents that have one:
     /// Quire runs no scripts, and a fallback is what EPUB gives reading systems that do not.
@@ -165,8 +187,22 @@ public final class EPUBContainer: Sendable {
         _ spine: inout [SpineItem], manifest: [String: ManifestItem], archive: ZipArchive, shownInPlaceOf: inout [String: String],
         warnings: inout [Warning]
     ) {
+        let spinePaths = Set(spine.compactMap { manifest[$0.idref]?.path })
         for index in spine.indices {
             guard let item = manifest[spine[index].idref], item.fallback != nil else { continue }
+            defer {
+                // A link or TOC entry naming a fallback of the item shown lands on that item.
+                if let shown = manifest[spine[index].idref], let shownPath = shown.path {
+                    var next = item.fallback.flatMap { manifest[$0] }
+                    var seen: Set<String> = [item.id]
+                    while let fallback = next, seen.insert(fallback.id).inserted {
+                        if let path = fallback.path, path != shownPath, !spinePaths.contains(path), shownInPlaceOf[path] == nil {
+                            shownInPlaceOf[path] = shownPath
+                        }
+                        next = fallback.fallback.flatMap { manifest[$0] }
+                    }
+                }
+            }
             let foreign = !Publication.isContentType(item.mediaType)
             let scripted = item.hasProperty("scripted")
             guard foreign || scripted else { continue }

@@ -83,6 +83,7 @@ struct PackageDocumentParser {
                 AlternateScript(language: $0.language, value: $0.value)
             } ?? []
         }
+        let packageDirection = tree.root?.attribute("dir")
         func contributor(_ dc: XMLElement) -> Contributor {
             var roles = refined(dc.attribute("id"), "role")
             if let role = dc.attribute("role", namespace: Namespace.opf) ?? dc.attribute("role") {
@@ -91,19 +92,22 @@ struct PackageDocumentParser {
             let fileAs =
                 dc.attribute("file-as", namespace: Namespace.opf) ?? dc.attribute("file-as")
                 ?? refined(dc.attribute("id"), "file-as").first
-            return Contributor(
+            var contributor = Contributor(
                 name: dc.textContent.collapsingWhitespace(), roles: roles, fileAs: fileAs,
                 alternateScripts: alternates(dc.attribute("id")))
+            contributor.direction = MetadataDirection.resolve(own: dc.attribute("dir"), package: packageDirection, text: contributor.name)
+            return contributor
         }
         for dc in element.descendants(nil, Namespace.dc) {
             let value = dc.textContent.collapsingWhitespace()
             switch dc.localName {
             case "title":
                 guard !value.isEmpty else { continue }
-                metadata.titles.append(
-                    Title(
-                        value: value, type: refined(dc.attribute("id"), "title-type").first, language: dc.language,
-                        alternateScripts: alternates(dc.attribute("id"))))
+                var title = Title(
+                    value: value, type: refined(dc.attribute("id"), "title-type").first, language: dc.language,
+                    alternateScripts: alternates(dc.attribute("id")))
+                title.direction = MetadataDirection.resolve(own: dc.attribute("dir"), package: packageDirection, text: value)
+                metadata.titles.append(title)
             case "creator": metadata.creators.append(contributor(dc))
             case "contributor": metadata.contributors.append(contributor(dc))
             case "language": if !value.isEmpty { metadata.languages.append(value) }

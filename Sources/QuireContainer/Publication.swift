@@ -11,6 +11,33 @@ public enum ReadingProgression: String, Sendable, Hashable {
     case auto = "default"
 }
 
+/// The base direction metadata text is displayed in (EPUB 3.3 §dir): the element's own `dir`, where
+/// `auto` takes the first strong letter's direction, else the package element's; nil when neither says.
+public enum MetadataDirection {
+    public static func resolve(own: String?, package: String?, text: String) -> String? {
+        switch own?.trimmingWhitespace().lowercased() {
+        case "ltr"?: return "ltr"
+        case "rtl"?: return "rtl"
+        case "auto"?: return firstStrong(text)
+        default:
+            let inherited = package?.trimmingWhitespace().lowercased()
+            return inherited == "ltr" || inherited == "rtl" ? inherited : nil
+        }
+    }
+
+    /// The direction of the first letter of a strong direction (Hebrew, Arabic and the other
+    /// right-to-left scripts; any other letter is left to right).
+    static func firstStrong(_ text: String) -> String {
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: return "rtl"
+            default: if scalar.properties.isAlphabetic { return "ltr" }
+            }
+        }
+        return "ltr"
+    }
+}
+
 public struct Title: Sendable, Hashable {
     public var value: String
     /// EPUB 3 `title-type` (main, subtitle, short, collection, edition, expanded).
@@ -18,6 +45,8 @@ public struct Title: Sendable, Hashable {
     public var language: String?
     /// EPUB 3 `alternate-script` refinements: the same title in another script (language, text).
     public var alternateScripts: [AlternateScript] = []
+    /// `ltr` or `rtl`, from `dir` (its own, `auto` by the first strong letter, else the package's); nil when none says.
+    public var direction: String? = nil
 
     public init(value: String, type: String? = nil, language: String? = nil, alternateScripts: [AlternateScript] = []) {
         self.value = value
@@ -43,6 +72,8 @@ public struct Contributor: Sendable, Hashable {
     public var roles: [String]
     public var fileAs: String?
     public var alternateScripts: [AlternateScript] = []
+    /// `ltr` or `rtl`, resolved as a title's is.
+    public var direction: String? = nil
 
     public init(name: String, roles: [String] = [], fileAs: String? = nil, alternateScripts: [AlternateScript] = []) {
         self.name = name

@@ -16,7 +16,7 @@ public enum PublicationInfo {
                     .object([
                         ("name", .string($0.name)), ("roles", .array($0.roles.map(JSON.string))),
                         ("fileAs", .optional($0.fileAs)),
-                        ("alternateScripts", alternates($0.alternateScripts)),
+                        ("alternateScripts", alternates($0.alternateScripts)), ("direction", .optional($0.direction)),
                     ])
                 })
         }
@@ -47,7 +47,7 @@ public enum PublicationInfo {
                 .array(
                     metadata.titles.map {
                         .object([("value", .string($0.value)), ("type", .optional($0.type)), ("language", .optional($0.language)),
-                            ("alternateScripts", alternates($0.alternateScripts)),
+                            ("alternateScripts", alternates($0.alternateScripts)), ("direction", .optional($0.direction)),
                         ])
                     })
             ))
@@ -151,10 +151,23 @@ public enum PublicationInfo {
         func field(_ label: String, _ value: String) {
             lines.append(label.padded(toLength: 14) + value)
         }
-        func people(_ list: [Contributor]) -> String {
-            list.map { $0.roles.isEmpty ? $0.name : "\($0.name) (\($0.roles.joined(separator: ", ")))" }.joined(separator: "; ")
+        // Text in its declared direction: wrapped in a bidi isolate (U+2067 RLI or U+2066 LRI … U+2069
+        // PDI), so a terminal that does bidi shows an RTL title right to left, whatever is around it.
+        func isolated(_ text: String, _ direction: String?) -> String {
+            switch direction {
+            case "rtl"?: return "\u{2067}\(text)\u{2069}"
+            case "ltr"?: return "\u{2066}\(text)\u{2069}"
+            default: return text
+            }
         }
-        field("Title:", metadata.title ?? "(none)")
+        func people(_ list: [Contributor]) -> String {
+            list.map { person in
+                let name = isolated(person.name, person.direction)
+                return person.roles.isEmpty ? name : "\(name) (\(person.roles.joined(separator: ", ")))"
+            }.joined(separator: "; ")
+        }
+        let mainTitle = metadata.titles.first { $0.value == metadata.title }
+        field("Title:", metadata.title.map { isolated($0, mainTitle?.direction) } ?? "(none)")
         if let main = metadata.titles.first(where: { $0.value == metadata.title }) {
             for alternate in main.alternateScripts { field("", "\(alternate.value)\(alternate.language.map { " [\($0)]" } ?? "")") }
         }

@@ -32,7 +32,7 @@ public struct ContentDocument: Sendable {
             tree = try XMLParser.parse(bytes, path: path, mode: .html, limits: limits)
         } else {
             do {
-                tree = try XMLParser.parse(bytes, path: path, mode: .strict, limits: limits)
+                tree = try XMLParser.parse(bytes, path: path, mode: .strict, limits: limits, externalEntities: .skip)
             } catch QuireError.invalidXML(_, let reason) {
                 warnings.append(Warning("xhtml-not-well-formed", "\(path): \(reason); read with the HTML parser"))
                 tree = try XMLParser.parse(bytes, path: path, mode: .html, limits: limits)

@@ -5,6 +5,7 @@ enum UserAgentStyleSheet {
     static let css = #"""
     @namespace "http://www.w3.org/1999/xhtml";
     @namespace epub "http://www.idpf.org/2007/ops";
+    @namespace m "http://www.w3.org/1998/Math/MathML";
 
     html, address, blockquote, body, center, dialog, div, figure, figcaption, footer, form, header, hr,
     legend, listing, main, p, plaintext, pre, search, xmp, article, aside, h1, h2, h3, h4, h5, h6, hgroup,
@@ -92,5 +93,23 @@ enum UserAgentStyleSheet {
     video, img, svg, canvas, object, embed { display: inline; }
     legend { padding-left: 2px; padding-right: 2px; }
     fieldset { margin-left: 2px; margin-right: 2px; border: 2px groove; padding: 0.35em 0.75em 0.625em; }
+
+    /* Presentation MathML, the part that sets as text (after MathML Core's sheet): identifiers in
+       italic, scripts raised and lowered, fences drawn, operators spaced. Fractions, roots and
+       tables are not stacked: their parts follow each other on the line. */
+    m|math { font-style: normal; font-weight: normal; text-indent: 0; }
+    m|math[display="block" i] { display: block; text-align: center; margin: 0.5em 0; }
+    m|mi { font-style: italic; }
+    m|mi[mathvariant="normal" i] { font-style: normal; }
+    m|mo { padding-left: 0.2em; padding-right: 0.2em; }
+    m|msup > :nth-child(2), m|msubsup > :nth-child(3), m|mover > :nth-child(2) { vertical-align: super; font-size: 71%; }
+    m|msub > :nth-child(2), m|msubsup > :nth-child(2), m|munder > :nth-child(2) { vertical-align: sub; font-size: 71%; }
+    m|mfenced::before { content: "("; }
+    m|mfenced::after { content: ")"; }
+    m|mfenced[open]::before { content: attr(open); }
+    m|mfenced[close]::after { content: attr(close); }
+    m|mfrac > :nth-child(2)::before { content: "/"; }
+    m|msqrt::before { content: "√"; }
+    m|annotation, m|annotation-xml, m|none, m|mprescripts { display: none; }
     """#
 }

@@ -38,8 +38,11 @@ public enum XMLParser {
         xmlSetExternalEntityLoader { _, _, _ in nil }
     }()
 
+    /// `externalEntities: .skip` reads a document that declares external entities, leaving their
+    /// references out with a warning (content documents: W3C pub-xml-external-id); `.refuse`
+    /// (package and container documents) makes the declaration an error.
     public static func parse(
-        _ bytes: [UInt8], path: String, mode: Mode = .strict, limits: Limits = .standard
+        _ bytes: [UInt8], path: String, mode: Mode = .strict, limits: Limits = .standard, externalEntities: ExternalEntities = .refuse
     ) throws -> XMLTree {
         _ = setUp
         guard bytes.count <= limits.maxXMLDocumentSize else {
@@ -48,13 +51,18 @@ public enum XMLParser {
         }
         switch mode {
         case .strict, .recover:
-            return try parseXML(bytes, path: path, recover: mode == .recover, limits: limits)
+            return try parseXML(bytes, path: path, recover: mode == .recover, limits: limits, externalEntities: externalEntities)
         case .html:
             return try parseHTML(bytes, path: path, limits: limits)
         }
     }
 
-    private static func parseXML(_ bytes: [UInt8], path: String, recover: Bool, limits: Limits) throws -> XMLTree {
+    /// What a declared external entity does: never loaded either way.
+    public enum ExternalEntities: Sendable {
+        case refuse, skip
+    }
+
+    private static func parseXML(_ bytes: [UInt8], path: String, recover: Bool, limits: Limits, externalEntities: ExternalEntities) throws -> XMLTree {
         guard let context = xmlNewParserCtxt() else { throw QuireError.io("libxml2 could not allocate a parser") }
         defer { xmlFreeParserCtxt(context) }
         let options = xmlOptions | (recover ? Int32(bitPattern: XML_PARSE_RECOVER.rawValue) : 0)
@@ -75,8 +83,10 @@ public enum XMLParser {
         if !wellFormed && !recover {
             throw QuireError.invalidXML(document: path, reason: errorText ?? "not well-formed")
         }
-        try checkEntityDeclarations(document, path: path)
         var builder = XMLTreeBuilder()
+        if let external = try checkEntityDeclarations(document, path: path, refusingExternal: externalEntities == .refuse) {
+            builder.warnings.append(Warning("xml-external-entity", "\(path): external entity '\(external)' is declared; it is never loaded, and its references are left out"))
+        }
         if !wellFormed {
             builder.warnings.append(Warning("xml-recovered", "\(path): \(errorText ?? "not well-formed"); recovered"))
         }
@@ -117,7 +127,9 @@ public enum XMLParser {
 
     /// Books have no business declaring external entities (XXE) or entities built from other
     /// entities (expansion bombs); such a document is refused outright rather than half-read.
-    private static func checkEntityDeclarations(_ document: xmlDocPtr, path: String) throws {
+    /// Returns the first external entity's name when they are allowed through (never loaded).
+    private static func checkEntityDeclarations(_ document: xmlDocPtr, path: String, refusingExternal: Bool) throws -> String? {
+        var external: String?
         for subset in [document.pointee.intSubset, document.pointee.extSubset] {
             var node = subset?.pointee.children
             while let current = node {
@@ -127,6 +139,10 @@ public enum XMLParser {
                     switch entity.pointee.etype {
                     case XML_EXTERNAL_GENERAL_PARSED_ENTITY, XML_EXTERNAL_GENERAL_UNPARSED_ENTITY,
                         XML_EXTERNAL_PARAMETER_ENTITY:
+                        if !refusingExternal {
+                            external = external ?? name
+                            break
+                        }
                         throw QuireError.invalidXML(
                             document: path, reason: "external entity '\(name)' is not allowed (external entities are never loaded)")
                     default:
@@ -140,6 +156,7 @@ public enum XMLParser {
                 node = current.pointee.next
             }
         }
+        return external
     }
 
     /// Walks libxml2's tree without recursion, copying it into the builder.

@@ -256,6 +256,55 @@ final class W3CConformanceTests: XCTestCase {
         }
     }
 
+    /// The pkg-dir tests: a title or creator is shown in the direction its `dir` gives (`auto` by
+    /// its first strong letter, else the package's): `info --json` says which, and the text
+    /// output wraps it in a bidi isolate.
+    func testMetadataDirection() throws {
+        for (name, title, creator) in [
+            ("pkg-dir-auto_root-rtl", "ltr", "rtl"), ("pkg-dir-auto_root-unset", "ltr", nil), ("pkg-dir_creator-rtl", nil, "rtl"),
+            ("pkg-dir_rtl-root-ltr", "rtl", "ltr"), ("pkg-dir_rtl-root-unset", "rtl", nil), ("pkg-dir_unset-root-rtl", "rtl", "rtl"),
+            ("pkg-dir_unset-root-unset", nil, nil),
+        ] as [(String, String?, String?)] {
+            let book = try TestSupport.corpusFile("\(TestSupport.w3cSuite)/\(name).epub").path
+            let result = try TestSupport.quire("info", book, "--json")
+            let info = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], name)
+            let titles = try XCTUnwrap(info["titles"] as? [[String: Any]])
+            let creators = try XCTUnwrap(info["creators"] as? [[String: Any]])
+            XCTAssertEqual(titles.first?["direction"] as? String, title, "\(name): title")
+            XCTAssertEqual(creators.first?["direction"] as? String, creator, "\(name): creator")
+        }
+        let text = try TestSupport.quire("info", try TestSupport.corpusFile("\(TestSupport.w3cSuite)/pkg-dir_rtl-root-unset.epub").path)
+        let output = String(decoding: text.stdout, as: UTF8.self)
+        XCTAssertTrue(output.contains("\u{2067}CSS: הרפתקה חדשה!\u{2069}"), output)
+    }
+
+    /// pub-xml-external-id: the external entity is never loaded, and the page is still shown
+    /// (it was blank when the document fell back to the HTML parser).
+    func testExternalEntityIsNotResolvedAndThePageIsShown() throws {
+        let rendered = try Self.render("pub-xml-external-id")
+        defer { try? FileManager.default.removeItem(at: rendered.directory) }
+        XCTAssertTrue(rendered.warnings.contains { $0.contains("external entity 'xxe' is declared; it is never loaded") }, "\(rendered.warnings)")
+        XCTAssertGreaterThan(rendered.map["length"] as? Int ?? 0, 50, "the paragraph is there")
+        let text = try XCTUnwrap((rendered.pages.first?["text"] as? [String: Any])?["highlight"] as? String)
+        XCTAssertFalse(text.contains("fails"), text)
+    }
+
+    /// cnt-mathml-support: Presentation MathML is set as an equation: the superscript 2 is
+    /// raised and smaller (its ink sits above the base's).
+    func testMathMLScriptsAreRaised() throws {
+        let container = try EPUBContainer.open(path: try TestSupport.corpusFile("\(TestSupport.w3cSuite)/cnt-mathml-support.epub").path)
+        let item = try XCTUnwrap(container.publication.item(for: container.publication.spine[0]))
+        let document = try ContentDocument.read(item, from: container)
+        let styles = StyleEngine().computeStyles(
+            document: document.tree, documentPath: document.path, environment: StyleEnvironment(), loadResource: { _ in nil })
+        let script = try XCTUnwrap(document.tree.root?.descendants("mn").first)
+        XCTAssertEqual(styles.style(of: script.id).style.verticalAlign, .super)
+        let identifier = try XCTUnwrap(document.tree.root?.descendants("mi").first)
+        XCTAssertEqual(styles.style(of: identifier.id).style.fontStyle, .italic)
+        let fenced = try XCTUnwrap(document.tree.root?.descendants("mfenced").first)
+        XCTAssertEqual(styles.style(of: fenced.id).before?.text, "(")
+    }
+
     // MARK: 4. Manifest fallbacks
 
     /// pub-foreign_json-spine, _xml-spine, _xml-suffix-spine: a foreign spine item shows its
