@@ -247,7 +247,40 @@ final class Cascade {
 
     // MARK: Presentational hints
 
+    /// MathML Core's `text-transform: math-auto`, as a hint: an `<mi>` of one Latin or Greek letter
+    /// is italic (`x`, `δ`), a longer one (`sin`) or a letter-like symbol (`ℂ`) stays upright;
+    /// `mathvariant` italic, bold and normal say it outright.
+    func mathHints(_ element: XMLElement, localName: String) -> [Decl] {
+        guard localName == "mi" || localName == "mn" || localName == "mo" || localName == "mtext" else { return [] }
+        var result: [Decl] = []
+        func add(_ property: PropertyID, _ value: SpecifiedValue) {
+            result.append(Decl(property: property, value: .value(value), important: false))
+        }
+        let variant = element.attribute("mathvariant")?.trimmingWhitespace().lowercased()
+        switch variant {
+        case "italic"?: add(.fontStyle, .keyword("italic"))
+        case "bold"?: add(.fontWeight, .integer(700))
+        case "bold-italic"?:
+            add(.fontStyle, .keyword("italic"))
+            add(.fontWeight, .integer(700))
+        case nil where localName == "mi":
+            let scalars = Array(element.textContent.unicodeScalars.filter { !$0.properties.isWhitespace })
+            if scalars.count == 1, Self.isMathItalicLetter(scalars[0]) { add(.fontStyle, .keyword("italic")) }
+        default: break
+        }
+        return result
+    }
+
+    /// Letters math-auto turns italic: Latin and Greek (not ℂ, ℝ or other letter-like symbols).
+    static func isMathItalicLetter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x41...0x5A, 0x61...0x7A, 0x0391...0x03A9, 0x03B1...0x03C9, 0x0131, 0x0237, 0x03D1, 0x03D5, 0x03D6, 0x03F0, 0x03F1, 0x03F5: return true
+        default: return false
+        }
+    }
+
     func hints(_ element: XMLElement, isHTML: Bool, localName: String) -> [Decl] {
+        if element.namespace == Namespace.mathml { return mathHints(element, localName: localName) }
         guard isHTML else { return [] }
         var result: [Decl] = []
         func add(_ property: PropertyID, _ value: SpecifiedValue) {

@@ -94,14 +94,11 @@ enum UserAgentStyleSheet {
     legend { padding-left: 2px; padding-right: 2px; }
     fieldset { margin-left: 2px; margin-right: 2px; border: 2px groove; padding: 0.35em 0.75em 0.625em; }
 
-    /* Presentation MathML, the part that sets as text (after MathML Core's sheet): identifiers in
-       italic, scripts raised and lowered, fences drawn, operators spaced. Fractions, roots and
-       tables are not stacked: their parts follow each other on the line. */
+    /* Presentation MathML, the part that sets as text (after MathML Core's sheet): scripts raised
+       and lowered, fences drawn; one-letter identifiers are italic (a hint, see Cascade.mathHints).
+       Fractions, roots and tables are not stacked: their parts follow each other on the line. */
     m|math { font-style: normal; font-weight: normal; text-indent: 0; }
     m|math[display="block" i] { display: block; text-align: center; margin: 0.5em 0; }
-    m|mi { font-style: italic; }
-    m|mi[mathvariant="normal" i] { font-style: normal; }
-    m|mo { padding-left: 0.2em; padding-right: 0.2em; }
     m|msup > :nth-child(2), m|msubsup > :nth-child(3), m|mover > :nth-child(2) { vertical-align: super; font-size: 71%; }
     m|msub > :nth-child(2), m|msubsup > :nth-child(2), m|munder > :nth-child(2) { vertical-align: sub; font-size: 71%; }
     m|mfenced::before { content: "("; }

@@ -28,6 +28,7 @@ public enum Namespace {
     public static let xml = "http://www.w3.org/XML/1998/namespace"
     public static let xlink = "http://www.w3.org/1999/xlink"
     public static let svg = "http://www.w3.org/2000/svg"
+    public static let mathml = "http://www.w3.org/1998/Math/MathML"
     public static let container = "urn:oasis:names:tc:opendocument:xmlns:container"
     public static let xmlenc = "http://www.w3.org/2001/04/xmlenc#"
     public static let ocfEncryption = "urn:oasis:names:tc:opendocument:xmlns:container"

@@ -68,6 +68,12 @@ _quire() {
         --split)
             COMPREPLY=($(compgen -W "ltr rtl none" -- "$cur"))
             return ;;
+        --spreads)
+            COMPREPLY=($(compgen -W "auto none both" -- "$cur"))
+            return ;;
+        --flow)
+            COMPREPLY=($(compgen -W "auto paginated scrolled" -- "$cur"))
+            return ;;
         --rotate)
             COMPREPLY=($(compgen -W "0 90 180 270" -- "$cur"))
             return ;;
@@ -125,7 +131,7 @@ _quire() {
         render)
             options="--out --profile --size --dpi --font-size --margin --line-height --font --align --theme
                 --gray --dither --jobs --pages --no-hyphenation --no-publisher-styles --user-css --map-only
-                --stats --image-sizes --open-at --quiet --password --rotate --crop --split $_quire_limit_options" ;;
+                --stats --image-sizes --open-at --quiet --password --rotate --crop --split --spreads --flow $_quire_limit_options" ;;
         locate)
             options="--json --book --page --from --locator --cfi --xpointer --progression --total-progression
                 --position --convention --label --toc $_quire_limit_options" ;;
