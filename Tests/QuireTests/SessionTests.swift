@@ -157,7 +157,11 @@ final class SessionTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try TestSupport.quire("render", book, "--out", directory.path, "--profile", "kobo-clara", "--pages", "1-3,9", "--quiet")
         XCTAssertEqual(result.status, 0, result.stderr)
-        let pagination = try Self.pagination(book, profile: "kobo-clara")
+        // `quire render` arranges pages as the book asks (spreads, flow); so does this session.
+        var settings = try PaginationSettings(profile: "kobo-clara")
+        settings.spreads = .auto
+        settings.flow = .auto
+        let pagination = try Pagination(Book.open(book), settings: settings)
         for number in [1, 2, 3, 9] {
             let png = try pagination.png(pagination.resolve(.page(number)))
             let file = try Data(contentsOf: directory.appendingPathComponent(String(format: "pages/%04d.png", number)))

@@ -21,7 +21,7 @@ final class SettlingTests: XCTestCase {
     static let sizes = [(400, 600), (600, 300), (300, 900), (500, 500), (800, 400), (350, 700)]
 
     /// A book whose chapter has the six images; `withSizes` writes correct width/height attributes.
-    static func book(withSizes: Bool, extraImages: String = "", extraEntries: [ZipWriter.Entry] = []) throws -> URL {
+    static func book(withSizes: Bool, extraImages: String = "", extraEntries: [ZipWriter.Entry] = [], extraManifest: String = "") throws -> URL {
         var book = TestBook()
         var manifest = ""
         var entries: [ZipWriter.Entry] = []
@@ -42,7 +42,7 @@ final class SettlingTests: XCTestCase {
             <?xml version="1.0" encoding="utf-8"?>
             <html xmlns="http://www.w3.org/1999/xhtml"><head><title>Guarded</title></head><body>\(body)</body></html>
             """
-        book.extraManifest = manifest
+        book.extraManifest = manifest + extraManifest
         book.extraEntries = entries + extraEntries
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-guard-\(withSizes)-\(UUID().uuidString).epub")
         try book.write(to: url)
@@ -147,12 +147,15 @@ final class SettlingTests: XCTestCase {
         var huge = ImageFixtures.chunk("IHDR", ImageFixtures.ihdr(width: 60000, height: 60000, depth: 8, color: 2, interlaced: false))
         huge = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + huge + ImageFixtures.chunk("IEND", [])
         let extra = #"<p><img src="images/corrupt.png" alt="corrupt"/></p><p><img src="images/missing.png" alt="missing"/></p><p><img src="images/huge.png" alt="huge"/></p>"#
+        // Listed in the manifest (missing.png has no entry in the archive): an unlisted image is
+        // not shown at all, so it would never be measured.
+        let listed = ["corrupt", "missing", "huge"].map { #"<item id="x-\#($0)" href="images/\#($0).png" media-type="image/png"/>"# }.joined()
         let url = try Self.book(
             withSizes: false, extraImages: extra,
             extraEntries: [
                 .init(name: "OEBPS/images/corrupt.png", data: Array("not an image at all".utf8)),
                 .init(name: "OEBPS/images/huge.png", data: huge),
-            ])
+            ], extraManifest: listed)
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try TestSupport.quire("render", url.path, "--out", directory.path, "--profile", "eink-6", "--quiet")
