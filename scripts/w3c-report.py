@@ -554,7 +554,7 @@ def spine_order(name):
 
 
 def unique_ids():
-    a, b = info("pkg-unique-id"), info("pkg-unique-id_duplicate")
+    a = info("pkg-unique-id")
     ra, rb = portrait("pkg-unique-id"), portrait("pkg-unique-id_duplicate")
     expect(ra.map["book"]["sha256"] != rb.map["book"]["sha256"], "the two books are not told apart")
     return "same identifier %r, told apart by their SHA-256 (batch and progress key books by it)" % a.get("uniqueIdentifier")
@@ -579,7 +579,7 @@ def contact_sheet(name):
         for sub in ["spreads", "pages"]:
             folder = os.path.join(directory, sub)
             if os.path.isdir(folder):
-                images += [os.path.join(folder, f) for f in sorted(os.listdir(folder))[:8] if f.endswith(".png")]
+                images += [os.path.join(folder, f) for f in sorted(f for f in os.listdir(folder) if f.endswith(".png"))[:8]]
                 break
     if images:
         subprocess.run(["montage"] + images[:12] + ["-tile", "6x", "-geometry", "240x320+4+4", "-title", name,
@@ -607,11 +607,14 @@ def main():
                 verdict, how = "fail", "check failed: %s" % problem
             except Exception as problem:  # a crash in a check is a failed test, said plainly
                 verdict, how = "fail", "check crashed: %r" % problem
-        if name in NEEDS_LANDSCAPE and ("landscape", name) not in renders:
-            landscape(name)
-        if ("portrait", name) not in renders:
-            portrait(name)
-        contact_sheet(name)
+        try:  # the renders the contact sheet shows (a timeout here leaves the sheet short, no more)
+            if name in NEEDS_LANDSCAPE and ("landscape", name) not in renders:
+                landscape(name)
+            if ("portrait", name) not in renders:
+                portrait(name)
+            contact_sheet(name)
+        except (subprocess.SubprocessError, OSError) as problem:
+            how += " (contact sheet: %s)" % problem
         rows.append((name, verdict, how))
 
     applicable = [r for r in rows if r[1] != "n/a"]

@@ -15,5 +15,8 @@ if [ ! -x "$QUIRE" ]; then
   echo "w3c-report: $QUIRE is not built (make release)" >&2
   exit 66
 fi
+for tool in python3 convert montage; do
+  command -v "$tool" >/dev/null || { echo "w3c-report: $tool is missing (make setup installs it)" >&2; exit 69; }
+done
 mkdir -p "$OUT"
 exec python3 scripts/w3c-report.py "$(realpath "$QUIRE")" "$(realpath "$SUITE")" "$OUT"

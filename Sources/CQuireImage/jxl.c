@@ -4,8 +4,9 @@
 #include <stdlib.h>
 
 // libjxl hands out whole frames, so the picture is decoded to RGBA at full size (refused above
-// `max_buffer_pixels`, as interlaced PNG is) and box-averaged down to the drawn size. The stored
-// orientation is kept: Quire's header parser reports the stored size.
+// `max_buffer_pixels`, as interlaced PNG is) and box-averaged down to the drawn size, with straight
+// alpha as the scaler expects. The stored orientation is kept, as the header parser reports the
+// stored size: a JPEG XL whose header asks for a turn is drawn unturned (not handled yet).
 int quire_jxl_decode(const uint8_t *data, size_t size, int width, int height, long max_buffer_pixels,
                      uint8_t *out, int stride, char *error, size_t error_capacity) {
     JxlDecoder *decoder = JxlDecoderCreate(NULL);
@@ -20,6 +21,7 @@ int quire_jxl_decode(const uint8_t *data, size_t size, int width, int height, lo
     int done = 0;
     if (JxlDecoderSubscribeEvents(decoder, JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS ||
         JxlDecoderSetKeepOrientation(decoder, JXL_TRUE) != JXL_DEC_SUCCESS ||
+        JxlDecoderSetUnpremultiplyAlpha(decoder, JXL_TRUE) != JXL_DEC_SUCCESS ||
         JxlDecoderSetInput(decoder, data, size) != JXL_DEC_SUCCESS) {
         QUIRE_ERROR(error, error_capacity, "JPEG XL: decoder set-up failed");
         JxlDecoderDestroy(decoder);

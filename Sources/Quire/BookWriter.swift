@@ -229,26 +229,31 @@ extension ReflowPages {
             if let error = failure.value { throw error }
             painted = selection.count
         }
-        let map = try self.map(
+        var map = try self.map(
             jobs: request.jobs, withImages: request.paint != nil,
             extraWarnings: paintWarnings.withLock { $0 }.sorted().map { Warning("image-not-drawn", $0) })
         if let paint = request.paint, let spreads = map.spreads, spreads.active {
-            try writeSpreads(spreads, pages: chapters.flatMap(\.pages), painted: Set(selection), digits: digits, paint: paint, into: out)
+            let written = try writeSpreads(spreads, pages: chapters.flatMap(\.pages), painted: Set(selection), digits: digits, paint: paint, into: out)
+            // A spread whose pages were not all painted (--pages) has no image.
+            for index in spreads.list.indices where !written.contains(index) { map.spreads?.list[index].image = nil }
         }
         try OutputFiles.writeAtomically(map.json, to: out + "/positions.json")
         return WriteReport(map: map, pageCount: pageCount, sourcePageCount: nil, painted: painted, statistics: statistics(chapters))
     }
 
     /// `DIR/spreads/NNNN.png`: each spread whose pages were painted, composed from their images.
+    /// Returns the indices of the spreads written.
     private func writeSpreads(
         _ spreads: PositionMap.Spreads, pages: [Page], painted: Set<Int>, digits: Int, paint: PaintSettings, into out: String
-    ) throws {
+    ) throws -> Set<Int> {
         try OutputFiles.createDirectory(out + "/spreads")
         let pageWidth = spreadPlan?.pageWidth ?? spreads.width / 2
-        for entry in spreads.list {
+        var written = Set<Int>()
+        for (index, entry) in spreads.list.enumerated() {
             guard let image = entry.image else { continue }
             let members: [(Int?, SpreadImage.Side)] = [(entry.left, .left), (entry.right, .right), (entry.center, .center)]
             guard members.allSatisfy({ $0.0.map(painted.contains) ?? true }) else { continue }
+            written.insert(index)
             let placements = members.compactMap { number, side in
                 number.map { number in
                     SpreadImage.placement(
@@ -258,6 +263,7 @@ extension ReflowPages {
             }
             try SpreadImage.write(placements, width: spreads.width, height: spreads.height, paint: paint, to: out + "/" + image)
         }
+        return written
     }
 
     private func statistics(_ chapters: [ChapterLayout]) -> LayoutStatistics {

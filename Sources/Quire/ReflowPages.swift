@@ -202,7 +202,7 @@ final class ReflowPages: Sendable {
     /// The chapter's key in the layout cache: the book's content, its place in the spine and the
     /// layout settings (nil without a cache, or with a custom measurer the key can't cover).
     private func cacheKey(_ spineIndex: Int) -> String? {
-        guard settings.layoutCache != nil, settings.imageMeasurer == nil, let sha256 = try? book.identity().sha256 else { return nil }
+        guard settings.layoutCache != nil, settings.imageMeasurer == nil, !settings.layout.scrolled, let sha256 = try? book.identity().sha256 else { return nil }
         return LayoutCache.key(bookSHA256: sha256, spineIndex: spineIndex, layoutHash: layoutHash, extra: cacheSettings)
     }
 

@@ -95,6 +95,7 @@ extension BookLayout {
         var inner = settings
         inner.profile = PageProfile(name: "fixed-layout", width: Int(rect.width), height: Int(rect.height), dpi: 96 * rect.width / size.0)
         inner.marginPt = 0
+        inner.scrolled = false  // a fixed page is a page, whatever the book's flow
         guard
             let nested = try? BookLayout(
                 container: container, settings: inner, services: services, settleLimits: settleLimits, measurer: measurer, clipsToViewport: true)

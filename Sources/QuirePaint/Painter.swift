@@ -214,7 +214,8 @@ public final class Painter {
             case .gradient(let fill):
                 paintGradient(fill, cr: cr, theme: settings.theme)
             case .backgroundImage(let fill):
-                paintBackgroundImage(fill, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)), theme: settings.theme)
+                // The surface painted (a band of a tall scrolled page) bounds what a tile may cost.
+                paintBackgroundImage(fill, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(band?.height ?? page.height)), theme: settings.theme)
             case .box(let decorated):
                 BoxPainter.paint(decorated, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)), map: settings.theme.map)
             case .stroke(let from, let to, let width, let color, let style):
@@ -291,10 +292,12 @@ public final class Painter {
         if fill.repeatMode.x == .noRepeat, tile.maxX <= fill.area.x || tile.x >= fill.area.maxX { return }
         if fill.repeatMode.y == .noRepeat, tile.maxY <= fill.area.y || tile.y >= fill.area.maxY { return }
         // A tile far larger than the page is decoded at twice the page's size at most.
-        let decodeScale = min(1, 2 * max(page.width, page.height) / max(tile.width, tile.height))
+        let decodeScale = min(1, 2 * max(page.width, page.height) / max(tile.width, tile.height), Double(Page.maxTileHeight) / max(tile.width, tile.height))
         let image: DecodedImage
         if let gradient = fill.gradient {
-            image = gradientTile(gradient, width: tile.width * decodeScale, height: tile.height * decodeScale, scale: fill.scale * decodeScale, theme: theme)
+            guard let drawn = gradientTile(gradient, width: tile.width * decodeScale, height: tile.height * decodeScale, scale: fill.scale * decodeScale, theme: theme)
+            else { return }
+            image = drawn
         } else {
             let box = ImageBox(
                 rect: Rect(x: 0, y: 0, width: tile.width * decodeScale, height: tile.height * decodeScale), resource: fill.resource, alt: "", state: .image,
@@ -321,10 +324,11 @@ public final class Painter {
     }
 
     /// A gradient drawn into one tile, as the image a repeating background layer repeats.
-    private func gradientTile(_ gradient: Gradient, width: Double, height: Double, scale: Double, theme: Theme) -> DecodedImage {
+    private func gradientTile(_ gradient: Gradient, width: Double, height: Double, scale: Double, theme: Theme) -> DecodedImage? {
         let (w, h) = (max(1, Int(width.rounded(.up))), max(1, Int(height.rounded(.up))))
         let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h))!
         defer { cairo_surface_destroy(surface) }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { return nil }
         let cr = cairo_create(surface)!
         paintGradient(GradientFill(gradient, box: Rect(x: 0, y: 0, width: Double(w), height: Double(h)), scale: scale), cr: cr, theme: theme)
         cairo_destroy(cr)

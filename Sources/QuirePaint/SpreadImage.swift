@@ -37,7 +37,8 @@ public enum SpreadImage {
     public enum Side: Sendable { case left, right, center }
 
     /// Composes `placements` on a `width` × `height` page of the theme's background and writes
-    /// it as PNG (atomically). Page images are never re-dithered: their grey levels are final.
+    /// it as PNG (atomically), grey and dithered as the pages were: dithering pixels already on
+    /// the 16 levels leaves them there, and the background between pages gets the same levels.
     public static func write(_ placements: [Placement], width: Int, height: Int, paint: PaintSettings, to path: String) throws {
         let stride = width * 4
         let background = paint.theme.background
@@ -61,7 +62,7 @@ public enum SpreadImage {
         }
         try pixels.withUnsafeBufferPointer { buffer in
             try PNGWriter.write(
-                xrgb: buffer.baseAddress!, width: width, height: height, stride: stride, gray: paint.gray, dither16: false,
+                xrgb: buffer.baseAddress!, width: width, height: height, stride: stride, gray: paint.gray, dither16: paint.dither16,
                 level: paint.compressionLevel, to: path)
         }
     }

@@ -90,7 +90,7 @@ public enum XMLParser {
         if !wellFormed {
             builder.warnings.append(Warning("xml-recovered", "\(path): \(errorText ?? "not well-formed"); recovered"))
         }
-        try walk(root: root, document: document, html: false, into: &builder, path: path, limits: limits)
+        try walk(root: root, document: document, html: false, into: &builder, path: path, limits: limits, checkNames: !recover)
         return XMLTree(builder: builder, documentPath: path)
     }
 
@@ -162,7 +162,7 @@ public enum XMLParser {
     /// Walks libxml2's tree without recursion, copying it into the builder.
     private static func walk(
         root: xmlNodePtr, document: xmlDocPtr, html: Bool, into builder: inout XMLTreeBuilder, path: String,
-        limits: Limits
+        limits: Limits, checkNames: Bool = false
     ) throws {
         var expandedEntityText = 0
         var skippedEntities = Set<String>()
@@ -172,7 +172,8 @@ public enum XMLParser {
             var descend = false
             switch current.pointee.type {
             case XML_ELEMENT_NODE:
-                if !html { try checkQualifiedName(current, path: path) }
+                // Strict documents (content) only: a package or NCX with a bad name still opens.
+                if checkNames { try checkQualifiedName(current, path: path) }
                 let name = XMLName(
                     html ? Namespace.xhtml : namespaceURI(current.pointee.ns),
                     html ? string(current.pointee.name).lowercased() : string(current.pointee.name))

@@ -80,14 +80,14 @@ enum RenderCommand {
                 throw QuireError.usage("--\(name) is for PDF input only")
             }
             if options.flag("crop") { throw QuireError.usage("--crop is for PDF input only") }
-        } else if options.value("spreads") != nil {
-            throw QuireError.usage("--spreads is for EPUB input only (a PDF's spreads are split with --split)")
-        } else if options.value("flow") != nil {
-            throw QuireError.usage("--flow is for EPUB input only")
             if let theme = options.value("theme") {
                 guard let value = Theme(rawValue: theme) else { throw QuireError.usage("--theme is one of light, sepia, dark") }
                 paint.theme = value
             }
+        } else if options.value("spreads") != nil {
+            throw QuireError.usage("--spreads is for EPUB input only (a PDF's spreads are split with --split)")
+        } else if options.value("flow") != nil {
+            throw QuireError.usage("--flow is for EPUB input only")
         }
         paint.gray = options.flag("gray") || options.flag("dither")
         paint.dither16 = options.flag("dither")

@@ -138,6 +138,17 @@ final class W3CConformanceTests: XCTestCase {
         XCTAssertEqual(bad.status, 64, bad.stderr)
     }
 
+    /// The EPUB-only options sit beside --theme, which still reaches the pages (it was lost once
+    /// when --spreads and --flow were added); --spreads with a PDF is a usage error.
+    func testThemeAndEPUBOnlyOptions() throws {
+        let dark = try Self.render("cnt-xhtml-support", "--profile", "kobo-clara", "--theme", "dark")
+        defer { try? FileManager.default.removeItem(at: dark.directory) }
+        XCTAssertGreaterThan(try Self.share(dark.page(1)) { r, g, b in r + g + b < 90 }, 0.9, "a dark page")
+        let badTheme = try Self.render("cnt-xhtml-support", "--theme", "purple", "--map-only")
+        defer { try? FileManager.default.removeItem(at: badTheme.directory) }
+        XCTAssertEqual(badTheme.status, 64, badTheme.stderr)
+    }
+
     // MARK: 5. Scrolled flows
 
     /// lay-pkg-flow-scrolled-doc: each chapter is one tall image (in 16384 px tiles), and the map
