@@ -49,11 +49,7 @@ int quire_avif_decode(const uint8_t *data, size_t size, int width, int height, l
     }
     status = avifImageYUVToRGB(image, &rgb);
     if (status == AVIF_RESULT_OK) {
-        Scaler scaler;
-        if (scaler_init(&scaler, src_width, src_height, width, height, out, stride) == 0) {
-            for (int y = 0; y < src_height; y++) scaler_push(&scaler, y, rgb.pixels + (size_t)y * rgb.rowBytes, 4);
-            scaler_finish(&scaler);
-            scaler_free(&scaler);
+        if (scaler_scale_frame(rgb.pixels, rgb.rowBytes, src_width, src_height, width, height, out, stride) == 0) {
             result = QUIRE_IMAGE_OK;
         } else {
             QUIRE_ERROR(error, error_capacity, "AVIF: out of memory");

@@ -65,11 +65,7 @@ int quire_jxl_decode(const uint8_t *data, size_t size, int width, int height, lo
         }
         case JXL_DEC_FULL_IMAGE: {
             // The first frame is the picture (an animation shows its first frame, as GIF does).
-            Scaler scaler;
-            if (scaler_init(&scaler, (int)src_width, (int)src_height, width, height, out, stride) == 0) {
-                for (size_t y = 0; y < src_height; y++) scaler_push(&scaler, (int)y, pixels + y * src_width * 4, 4);
-                scaler_finish(&scaler);
-                scaler_free(&scaler);
+            if (scaler_scale_frame(pixels, src_width * 4, (int)src_width, (int)src_height, width, height, out, stride) == 0) {
                 result = QUIRE_IMAGE_OK;
             } else {
                 QUIRE_ERROR(error, error_capacity, "JPEG XL: out of memory");

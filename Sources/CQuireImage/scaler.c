@@ -106,3 +106,13 @@ void quire_orient(const uint8_t *src, int src_width, int src_height, int src_str
         }
     }
 }
+
+int scaler_scale_frame(const uint8_t *pixels, size_t row_bytes, int src_width, int src_height, int width, int height,
+                       uint8_t *out, int stride) {
+    Scaler scaler;
+    if (scaler_init(&scaler, src_width, src_height, width, height, out, stride) != 0) return -1;
+    for (int y = 0; y < src_height; y++) scaler_push(&scaler, y, pixels + (size_t)y * row_bytes, 4);
+    scaler_finish(&scaler);
+    scaler_free(&scaler);
+    return 0;
+}

@@ -20,6 +20,9 @@ int scaler_init(Scaler *s, int src_width, int src_height, int width, int height,
 void scaler_push(Scaler *s, int y, const uint8_t *row, int channels);
 void scaler_finish(Scaler *s);
 void scaler_free(Scaler *s);
+/// A whole RGBA frame (straight alpha, `row_bytes` apart) box-averaged into `out`: 0, or -1 out of memory.
+int scaler_scale_frame(const uint8_t *pixels, size_t row_bytes, int src_width, int src_height, int width, int height,
+                       uint8_t *out, int stride);
 
 #define QUIRE_ERROR(buffer, capacity, ...) \
     do { if ((buffer) && (capacity)) snprintf((buffer), (capacity), __VA_ARGS__); } while (0)

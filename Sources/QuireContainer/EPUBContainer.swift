@@ -107,13 +107,8 @@ public final class EPUBContainer: Sendable {
             }
             guard !archive.contains(path) else { continue }
             // A missing spine resource with a manifest fallback shows the first fallback that is there.
-            var seen: Set<String> = [item.id]
-            var candidate = item.fallback.flatMap { manifestByID[$0] }
-            while let fallback = candidate, seen.insert(fallback.id).inserted {
-                if let fallbackPath = fallback.path, archive.contains(fallbackPath) { break }
-                candidate = fallback.fallback.flatMap { manifestByID[$0] }
-            }
-            guard let fallback = candidate, let fallbackPath = fallback.path, archive.contains(fallbackPath) else {
+            let present = Publication.fallbacks(of: item) { manifestByID[$0] }.first { $0.path.map(archive.contains) == true }
+            guard let fallback = present, let fallbackPath = fallback.path else {
                 throw QuireError.missingResource(href: item.href, context: "spine item '\(item.id)' is not in the archive")
             }
             warnings.append(Warning("missing-resource", "spine item '\(item.id)' (\(item.href)) is not in the archive; its fallback '\(fallback.id)' (\(fallback.href)) is shown"))
@@ -190,40 +185,29 @@ public final class EPUBContainer: Sendable {
         let spinePaths = Set(spine.compactMap { manifest[$0.idref]?.path })
         for index in spine.indices {
             guard let item = manifest[spine[index].idref], item.fallback != nil else { continue }
-            defer {
-                // A link or TOC entry naming a fallback of the item shown lands on that item.
-                if let shown = manifest[spine[index].idref], let shownPath = shown.path {
-                    var next = item.fallback.flatMap { manifest[$0] }
-                    var seen: Set<String> = [item.id]
-                    while let fallback = next, seen.insert(fallback.id).inserted {
-                        if let path = fallback.path, path != shownPath, !spinePaths.contains(path), shownInPlaceOf[path] == nil {
-                            shownInPlaceOf[path] = shownPath
-                        }
-                        next = fallback.fallback.flatMap { manifest[$0] }
-                    }
-                }
-            }
+            let chain = Publication.fallbacks(of: item) { manifest[$0] }
             let foreign = !Publication.isContentType(item.mediaType)
             let scripted = item.hasProperty("scripted")
-            guard foreign || scripted else { continue }
-            var chain: [ManifestItem] = []
-            var seen: Set<String> = [item.id]
-            var next = item.fallback.flatMap { manifest[$0] }
-            while let candidate = next, seen.insert(candidate.id).inserted {
-                chain.append(candidate)
-                next = candidate.fallback.flatMap { manifest[$0] }
+            if foreign || scripted {
+                let shown = chain.first {
+                    Publication.isContentType($0.mediaType) && !$0.hasProperty("scripted") && $0.path.map(archive.contains) == true
+                }
+                let described = "spine item '\(item.id)' (\(item.href), \(item.mediaType)\(scripted ? ", scripted" : ""))"
+                if let shown {
+                    warnings.append(Warning("fallback", "\(described) is shown through its fallback '\(shown.id)' (\(shown.href))"))
+                    spine[index].idref = shown.id
+                    if let from = item.path, let to = shown.path { shownInPlaceOf[from] = to }
+                } else if foreign {
+                    let tried = chain.map { "\($0.id): \($0.mediaType)" }.joined(separator: ", ")
+                    warnings.append(Warning("fallback", "\(described) is foreign content and no item of its fallback chain (\(tried)) can be shown; its page is blank"))
+                }
             }
-            let shown = chain.first {
-                Publication.isContentType($0.mediaType) && !$0.hasProperty("scripted") && $0.path.map(archive.contains) == true
-            }
-            let described = "spine item '\(item.id)' (\(item.href), \(item.mediaType)\(scripted ? ", scripted" : ""))"
-            if let shown {
-                warnings.append(Warning("fallback", "\(described) is shown through its fallback '\(shown.id)' (\(shown.href))"))
-                spine[index].idref = shown.id
-                if let from = item.path, let to = shown.path { shownInPlaceOf[from] = to }
-            } else if foreign {
-                let tried = chain.map { "\($0.id): \($0.mediaType)" }.joined(separator: ", ")
-                warnings.append(Warning("fallback", "\(described) is foreign content and no item of its fallback chain (\(tried)) can be shown; its page is blank"))
+            // A link or TOC entry naming a fallback of the item shown lands on that item.
+            guard let shownPath = manifest[spine[index].idref]?.path else { continue }
+            for fallback in chain {
+                if let path = fallback.path, path != shownPath, !spinePaths.contains(path), shownInPlaceOf[path] == nil {
+                    shownInPlaceOf[path] = shownPath
+                }
             }
         }
     }

@@ -273,15 +273,26 @@ public struct Publication: Sendable {
     public func manifestItem(id: String) -> ManifestItem? { manifestIndexByID[id].map { manifest[$0] } }
     public func manifestItem(path: String) -> ManifestItem? { manifestIndexByPath[path].map { manifest[$0] } }
 
+    /// Whether a spine item is laid out as one fixed page: pre-paginated, or a picture (an SVG
+    /// document or a bitmap) in the spine.
+    public func isFixedPage(_ spineItem: SpineItem) -> Bool {
+        spineItem.layout == .prePaginated || (item(for: spineItem)?.mediaType.hasPrefix("image/") ?? false)
+    }
+
     /// The manifest item of a spine entry.
     public func item(for spineItem: SpineItem) -> ManifestItem? { manifestItem(id: spineItem.idref) }
 
     /// The item and its fallbacks, in order, stopping at a cycle.
     public func fallbackChain(of item: ManifestItem) -> [ManifestItem] {
-        var chain = [item]
+        [item] + Self.fallbacks(of: item, lookup: manifestItem(id:))
+    }
+
+    /// The item's fallbacks (not the item), in order, stopping at a cycle; `lookup` finds an item by id.
+    static func fallbacks(of item: ManifestItem, lookup: (String) -> ManifestItem?) -> [ManifestItem] {
+        var chain: [ManifestItem] = []
         var seen: Set<String> = [item.id]
         var current = item
-        while let next = current.fallback.flatMap(manifestItem(id:)), seen.insert(next.id).inserted {
+        while let next = current.fallback.flatMap(lookup), seen.insert(next.id).inserted {
             chain.append(next)
             current = next
         }

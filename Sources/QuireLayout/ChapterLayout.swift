@@ -146,7 +146,7 @@ public final class BookLayout: @unchecked Sendable {
     public func settleChapter(_ spineIndex: Int, worker: LayoutWorker, buildItems: Bool = true, fixedLayoutAsFlow: Bool = false) -> ChapterLayout {
         let spineItem = container.publication.spine[spineIndex]
         if !fixedLayoutAsFlow, let item = container.publication.item(for: spineItem), let path = item.path {
-            if spineItem.layout == .prePaginated || item.mediaType == "image/svg+xml" || item.mediaType.hasPrefix("image/") {
+            if container.publication.isFixedPage(spineItem) {
                 return fixedLayoutChapter(spineIndex, item: item, path: path, worker: worker)
             }
             // A reflowable item in a pre-paginated book is reflowable content: it is set at the

@@ -323,9 +323,20 @@ public final class Painter {
         cairo_restore(cr)
     }
 
-    /// A gradient drawn into one tile, as the image a repeating background layer repeats.
+    /// Keeps a decoded picture or a drawn gradient tile: a background repeats on every page its
+    /// box spans, and the last 8 are kept.
+    private func remember(_ image: DecodedImage, as key: String) {
+        decoded[key] = image
+        decodedOrder.append(key)
+        if decodedOrder.count > 8 { decoded[decodedOrder.removeFirst()] = nil }
+    }
+
+    /// A gradient drawn into one tile, as the image a repeating background layer repeats (kept
+    /// with the decoded pictures, so a chapter's body background is drawn once, not per page).
     private func gradientTile(_ gradient: Gradient, width: Double, height: Double, scale: Double, theme: Theme) -> DecodedImage? {
         let (w, h) = (max(1, Int(width.rounded(.up))), max(1, Int(height.rounded(.up))))
+        let key = "gradient \(gradient) \(theme) \(scale)@\(w)x\(h)"
+        if let image = decoded[key] { return image }
         let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h))!
         defer { cairo_surface_destroy(surface) }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { return nil }
@@ -335,7 +346,9 @@ public final class Painter {
         cairo_surface_flush(surface)
         let stride = Int(cairo_image_surface_get_stride(surface))
         let pixels = Array(UnsafeBufferPointer(start: cairo_image_surface_get_data(surface)!, count: stride * h))
-        return DecodedImage(width: w, height: h, stride: stride, pixels: pixels)
+        let image = DecodedImage(width: w, height: h, stride: stride, pixels: pixels)
+        remember(image, as: key)
+        return image
     }
 
     /// A background image's own size, read once per resource (a background repeats on every
@@ -378,9 +391,7 @@ public final class Painter {
         do {
             let info = try ImageInfo.measure(bytes)
             let image = try ImageDecoder.decode(bytes, info: info, maxWidth: width, maxHeight: height)
-            decoded[key] = image
-            decodedOrder.append(key)
-            if decodedOrder.count > 8 { decoded[decodedOrder.removeFirst()] = nil }
+            remember(image, as: key)
             return image
         } catch {
             imageWarnings.append("\(path): \(error)")

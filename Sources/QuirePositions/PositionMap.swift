@@ -289,7 +289,7 @@ struct MapBuilder {
                     passes: chapter.settle.passes, unresolved: chapter.settle.unresolved))
             let anchors = anchors[chapter.spineIndex]
             // Laid out as one fixed page (pre-paginated, an SVG or a picture in the spine).
-            let isFixed = spineItem.layout == .prePaginated || (item?.mediaType.hasPrefix("image/") ?? false)
+            let isFixed = publication.isFixedPage(spineItem)
             for (index, page) in chapter.pages.enumerated() {
                 // An item's page-spread property places its first page; the rest follow on.
                 let spread = index == 0 ? spineItem.pageSpread : nil
