@@ -31,7 +31,7 @@ let package = Package(
         .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // libhyphen ships no .pc file: the module map's `link "hyphen"` and /usr/include/hyphen.h do it.
         .systemLibrary(name: "CHyphen", path: "Sources/CHyphen", providers: [.apt(["libhyphen-dev"])]),
-        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // Small C targets where Swift can't reach: ICU's version-suffixed API, libpng's setjmp errors and pixel loops.
         .target(name: "CQuireICU", linkerSettings: [.linkedLibrary("icuuc")]),
         .target(name: "CQuirePNG", linkerSettings: [.linkedLibrary("png16")]),
@@ -54,7 +54,7 @@ let package = Package(
         // SHA-256 with the x86 SHA instructions (Swift can't reach them).
         .target(name: "CQuireSHA"),
         // Errors, limits, hashing, JSON.
-        .target(name: "QuireCore", dependencies: ["CQuireSHA", "CMalloc"]),
+        .target(name: "QuireCore", dependencies: ["CQuireSHA", "CLinux"]),
         // libxml2 → an immutable Swift tree, parsed with safe options.
         .target(name: "QuireXML", dependencies: ["QuireCore", "CLibXML2"]),
         // Zip (libzip), OCF, OPF, nav/NCX, encryption and font de-obfuscation.

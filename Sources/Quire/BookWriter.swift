@@ -17,6 +17,13 @@ public struct WriteRequest: Sendable {
     public var jobs = SystemEnvironment.processorCount
     /// Called after each chapter (EPUB, painting every page) or page: done, total and the unit.
     public var progress: (@Sendable (Int, Int, String) -> Void)? = nil
+    /// Builds the output beside `directory` and swaps it in whole at the end, so a run killed at
+    /// any moment leaves the previous output or the new one, never a mixture. Off only for a
+    /// directory that is already this run's own (a batch item's partial directory).
+    public var staged = true
+    /// Files in `directory` that Quire did not write are kept beside the new output. Without it
+    /// such a directory is refused: nothing of another program's or a person's is ever deleted.
+    public var keepOtherFiles = false
 
     public init(directory: String, paint: PaintSettings?) {
         self.directory = directory
@@ -52,12 +59,33 @@ extension Pagination {
     /// page of an EPUB paints each chapter on its layout worker as soon as it is laid out, so
     /// memory holds one chapter's display lists per worker.
     public func write(_ request: WriteRequest) throws -> WriteReport {
+        guard request.staged else { return try writeUnstaged(request) }
+        let output = try StagedDirectory(target: request.directory)
+        do {
+            let foreign = output.foreignEntries(isOwn: OutputFiles.isOwn)
+            if let first = foreign.first, !request.keepOtherFiles {
+                let more = foreign.count > 1 ? " and \(foreign.count - 1) more" : ""
+                throw QuireError.cannotCreateOutput(
+                    path: output.target,
+                    reason: "it holds files Quire did not write (\(first)\(more)); choose another directory, or --force to render beside them")
+            }
+            var staged = request
+            staged.directory = output.staging
+            let report = try writeUnstaged(staged)
+            try output.commit(keeping: foreign)
+            return report
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
+    private func writeUnstaged(_ request: WriteRequest) throws -> WriteReport {
         switch engine {
         case .reflow(let pages): return try pages.write(request)
         case .pdf(let pages): return try pages.write(request)
         }
     }
-
 }
 
 /// Page ranges such as `1-5,8,10-` (1-based; an open end runs to the last page).
@@ -110,6 +138,28 @@ private final class FirstError: Sendable {
 }
 
 enum OutputFiles {
+    /// Whether an entry of an output directory (a path relative to it) is one a render writes: the
+    /// map, the page and spread images, and what a killed run of an earlier version left there.
+    static func isOwn(_ path: String, isDirectory: Bool) -> Bool {
+        let parts = path.split(separator: "/")
+        if parts.count == 1 {
+            return isDirectory ? ["pages", "spreads"].contains(parts[0]) : parts[0] == "positions.json" || isLeftover(parts[0])
+        }
+        guard parts.count == 2, !isDirectory, ["pages", "spreads"].contains(parts[0]) else { return false }
+        let name = parts[1]
+        if isLeftover(name) || name.hasPrefix(".chapter-") && name.hasSuffix(".png") { return true }
+        guard name.hasSuffix(".png") else { return false }
+        let number = name.dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
+        return number.count <= 2 && number.allSatisfy { !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }
+    }
+
+    /// A temporary file of an atomic write (`NAME.tmp-PID`).
+    private static func isLeftover(_ name: Substring) -> Bool {
+        guard let range = name.range(of: ".tmp-") else { return false }
+        let pid = name[range.upperBound...]
+        return !pid.isEmpty && pid.allSatisfy { ("0"..."9").contains($0) }
+    }
+
     static func createDirectory(_ path: String) throws {
         do {
             try FileSystem.createDirectory(path)

@@ -113,7 +113,7 @@ public final class BatchRunner {
         let parent = root + "/" + String(item.sha256.prefix(16))
         do { try FileSystem.createDirectory(parent) } catch { throw QuireError.cannotCreateOutput(path: parent, reason: error.description) }
         let partial = parent + "/.partial-\(item.profile.key)-\(host)-\(pid)"
-        Self.removeTree(partial)
+        FileSystem.removeTree(partial)
         let started = SystemEnvironment.monotonicSeconds()
         let report: WriteReport
         var pagination: Pagination?
@@ -126,15 +126,17 @@ public final class BatchRunner {
             let laidOut = try Pagination(book, settings: settings)
             pagination = laidOut
             var request = WriteRequest(directory: partial, paint: item.profile.paint)
+            // The partial directory is this run's own and is renamed into place whole.
+            request.staged = false
             request.jobs = jobs
             let progress = pageProgress
             request.progress = { done, total, _ in progress?(done, total) }
             report = try laidOut.write(request)
         } catch let error as QuireError where Self.stopsTheBatch(error) {
-            Self.removeTree(partial)
+            FileSystem.removeTree(partial)
             throw error
         } catch {
-            Self.removeTree(partial)
+            FileSystem.removeTree(partial)
             let failure = BookFailure(error)
             return .failed(kind: Self.kind(failure), reason: failure.reason)
         }
@@ -150,12 +152,12 @@ public final class BatchRunner {
         do {
             try FileSystem.writeAtomically(done.serializedBytes(pretty: true) + [10], to: partial + "/done.json")
         } catch {
-            Self.removeTree(partial)
+            FileSystem.removeTree(partial)
             throw error
         }
         if rename(partial, final) != 0 {
             let code = errno
-            Self.removeTree(partial)
+            FileSystem.removeTree(partial)
             // Another run finished the same item first: its bytes are the same.
             guard code == EEXIST || code == ENOTEMPTY, let pages = Self.finishedPages(final) else {
                 throw QuireError.cannotCreateOutput(path: final, reason: String(cString: strerror(code)))
@@ -182,7 +184,7 @@ public final class BatchRunner {
                 guard parts.count >= 4, let owner = Int32(parts[parts.count - 1]) else { continue }
                 let ownerHost = parts[2..<(parts.count - 1)].joined(separator: "-")
                 guard ownerHost == host, owner != pid, kill(owner, 0) != 0, errno == ESRCH else { continue }
-                Self.removeTree(directory + "/" + name)
+                FileSystem.removeTree(directory + "/" + name)
             }
         }
     }
@@ -201,18 +203,6 @@ public final class BatchRunner {
         case .drm: return "drm"
         case .passwordRequired: return "password"
         case .unsupported: return "unsupported"
-        }
-    }
-
-    /// Removes a file or a directory tree (never following symbolic links).
-    static func removeTree(_ path: String) {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return }
-        if status.st_mode & S_IFMT == S_IFDIR {
-            for name in FileSystem.contents(ofDirectory: path) ?? [] { removeTree(path + "/" + name) }
-            rmdir(path)
-        } else {
-            unlink(path)
         }
     }
 }

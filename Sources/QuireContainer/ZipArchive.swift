@@ -37,6 +37,8 @@ public final class ZipArchive: @unchecked Sendable {
         self.handle = handle
         do {
             entries = try ZipArchive.readDirectory(handle, limits: limits)
+            var status = stat()
+            if stat(path, &status) == 0 { try ZipArchive.checkTotalRatio(entries, archiveSize: Int64(status.st_size), limits: limits) }
         } catch {
             zip_discard(handle)
             throw error
@@ -202,13 +204,26 @@ public final class ZipArchive: @unchecked Sendable {
                 limit: "max-entry-size",
                 detail: "\(entry.name) expands to \(entry.uncompressedSize) bytes (limit \(limits.maxEntryUncompressedSize))")
         }
-        if entry.uncompressedSize >= Limits.compressionRatioMinimumSize {
+        if entry.uncompressedSize >= Limits.compressionRatioEntrySize {
             let ratio = entry.uncompressedSize / max(entry.compressedSize, 1)
             guard ratio <= limits.maxCompressionRatio else {
                 throw QuireError.limitExceeded(
                     limit: "max-compression-ratio",
                     detail: "\(entry.name) compresses \(ratio):1 (limit \(limits.maxCompressionRatio):1), a zip bomb")
             }
+        }
+    }
+
+    /// A small archive whose entries add up to a great deal (many entries, each under the
+    /// per-entry threshold) is a zip bomb as much as one large entry is.
+    static func checkTotalRatio(_ entries: [ZipEntry], archiveSize: Int64, limits: Limits) throws {
+        let total = entries.reduce(Int64(0)) { $0 + $1.uncompressedSize }
+        guard total >= Limits.compressionRatioTotalSize else { return }
+        let ratio = total / max(archiveSize, 1)
+        guard ratio <= limits.maxCompressionRatio else {
+            throw QuireError.limitExceeded(
+                limit: "max-compression-ratio",
+                detail: "the archive's \(archiveSize) bytes expand to \(total) (\(ratio):1, limit \(limits.maxCompressionRatio):1), a zip bomb")
         }
     }
 

@@ -6,8 +6,15 @@ public struct Limits: Sendable, Equatable {
     public static let defaultMaxEntryUncompressedSize: Int64 = 1 << 30  // 1 GiB
     /// Deflate tops out near 1032:1; real XHTML and CSS stay well under 50:1.
     public static let defaultMaxCompressionRatio = 200
-    /// The ratio check only applies to entries at least this large, so tiny runs of zeros pass.
-    public static let compressionRatioMinimumSize: Int64 = 1 << 20  // 1 MiB
+    /// The ratio is checked only where the inflated bytes are many enough to matter. An entry is
+    /// inflated into a buffer of its declared size, never more, so an entry under 16 MiB costs at
+    /// most 16 MiB and a few milliseconds whatever its ratio (a 1 MB stylesheet of repeated rules
+    /// compresses 500:1 and is harmless); the absolute limits bound the rest. Above it a high ratio
+    /// means a small file that would make Quire hold far more than it weighs.
+    public static let compressionRatioEntrySize: Int64 = 16 << 20  // 16 MiB
+    /// The same for the archive as a whole (many entries, each under the entry threshold): from
+    /// 256 MiB declared in all, the total may be at most the ratio times the archive's size.
+    public static let compressionRatioTotalSize: Int64 = 256 << 20  // 256 MiB
     public static let defaultMaxXMLDocumentSize = 256 << 20  // 256 MiB
     public static let defaultMaxXMLDepth = 1_000
     /// An image header claiming more than this in either direction, or more pixels in all, is refused

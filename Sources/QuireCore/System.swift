@@ -1,4 +1,4 @@
-import CMalloc
+import CLinux
 import Glibc
 
 // The few operating-system services Quire needs, straight from libc: the executable doesn't link

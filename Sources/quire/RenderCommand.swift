@@ -8,7 +8,7 @@ enum RenderCommand {
         "out", "profile", "size", "stats", "open-at", "image-sizes", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
         "password", "rotate", "split", "spreads", "flow",
     ])
-    static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet", "crop"]
+    static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet", "crop", "force"]
 
     /// The geometry and reading settings of --profile (or `profileName`, for a batch's profiles)
     /// with --size, --dpi, --font-size, --margin, --line-height, --font, --align and the rest.
@@ -115,6 +115,7 @@ enum RenderCommand {
         var request = WriteRequest(directory: out, paint: mapOnly ? nil : paint)
         request.pages = pages
         request.jobs = jobs
+        request.keepOtherFiles = options.flag("force")
         let progress = Progress(enabled: showProgress && !mapOnly)
         request.progress = { done, total, unit in progress.show(done, total, unit) }
         let report = try pagination.write(request)

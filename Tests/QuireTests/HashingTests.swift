@@ -112,7 +112,8 @@ final class HashingTests: XCTestCase {
     }
 }
 
-private struct SplitMix64 {
+/// A small deterministic generator (SplitMix64) for reproducible test choices.
+struct SplitMix64 {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -38,6 +38,13 @@ final class HostileInputTests: XCTestCase {
             book.extraEntries = [.init(name: "OEBPS/zeros.xhtml", data: [UInt8](repeating: 0, count: 24 << 20))]
             try book.write(to: url)
         },
+        // Twenty entries of 15 MiB each pass the per-entry check; together, 300 MiB from a few
+        // hundred KB, they are a bomb all the same.
+        Case(name: "zip bomb of many small entries", expectedStatus: 65, expectedMessage: "zip bomb") { url in
+            var book = TestBook()
+            book.extraEntries = (0..<20).map { .init(name: "OEBPS/zeros\($0).xhtml", data: [UInt8](repeating: 0, count: 15 << 20)) }
+            try book.write(to: url)
+        },
         Case(name: "entry escaping the root", expectedStatus: 65, expectedMessage: "unsafe archive entry name") { url in
             var book = TestBook()
             book.extraEntries = [.init(name: "../../evil.txt", data: Array("owned".utf8))]
@@ -186,6 +193,28 @@ final class HostileInputTests: XCTestCase {
         let tooMany = try TestSupport.quire("info", "--max-entries", "3", url.path)
         XCTAssertEqual(tooMany.status, 65)
         XCTAssertTrue(tooMany.stderr.contains("max-entries"))
+    }
+
+    /// A stylesheet of about 1 MB that compresses 495:1 is only repetitive: the ratio check is for
+    /// entries whose inflated size matters (16 MiB and more), so the book opens and renders.
+    func testSmallRepetitiveEntryIsNotAZipBomb() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("repetitive.epub")
+        var book = TestBook()
+        let rule = "p { margin: 0; text-indent: 1.5em; }\n"
+        let sheet = [UInt8](String(repeating: rule, count: (1 << 20) / rule.utf8.count).utf8)
+        book.extraEntries = [.init(name: "OEBPS/style.css", data: sheet)]
+        book.extraManifest = #"<item id="css" href="style.css" media-type="text/css"/>"#
+        book.chapter = book.chapter.replacingOccurrences(of: "<head>", with: #"<head><link rel="stylesheet" href="style.css"/>"#)
+        try book.write(to: url)
+        let zip = try ZipArchive(path: url.path)
+        let entry = try XCTUnwrap(zip.entries.first { $0.name == "OEBPS/style.css" })
+        XCTAssertGreaterThan(entry.uncompressedSize / entry.compressedSize, 300, "the sheet compresses hundreds to one")
+        let result = try TestSupport.quire("render", url.path, "--out", directory.appendingPathComponent("out").path, "--quiet")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let pages = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("out/pages").path)
+        XCTAssertFalse(pages.isEmpty)
     }
 
     func testUsageErrors() throws {

@@ -131,7 +131,7 @@ _quire() {
         render)
             options="--out --profile --size --dpi --font-size --margin --line-height --font --align --theme
                 --gray --dither --jobs --pages --no-hyphenation --no-publisher-styles --user-css --map-only
-                --stats --image-sizes --open-at --quiet --password --rotate --crop --split --spreads --flow $_quire_limit_options" ;;
+                --force --stats --image-sizes --open-at --quiet --password --rotate --crop --split --spreads --flow $_quire_limit_options" ;;
         locate)
             options="--json --book --page --from --locator --cfi --xpointer --progression --total-progression
                 --position --convention --label --toc $_quire_limit_options" ;;
