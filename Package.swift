@@ -82,7 +82,7 @@ let package = Package(
         // Display lists to pixels (cairo), themes, grey and dithering.
         .target(
             name: "QuirePaint",
-            dependencies: ["QuireCore", "QuireText", "QuireImages", "QuirePreparation", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
+            dependencies: ["QuireCore", "QuireContainer", "QuireText", "QuireImages", "QuirePreparation", "QuireLayout", "CCairo", "CFreeType", "CQuirePNG"]),
         // PDF documents (poppler): metadata, labels, outline, parallel rendering with page preparation.
         .target(
             name: "QuirePDF",

@@ -214,7 +214,7 @@ extension ReflowPages {
             ) { chapter in
                 chapter.document = nil
                 guard streaming, !failure.failed else { return }
-                let painter = Painter(resources: { try? container.read(path: $0) })
+                let painter = Painter(book: container)
                 for index in chapter.pages.indices {
                     do {
                         try OutputFiles.writePage(chapter.pages[index], painter: painter, paint: paint) { tile in
@@ -259,7 +259,7 @@ extension ReflowPages {
             let container = self.container
             let frozen = allPages
             DispatchQueue.concurrentPerform(iterations: max(1, min(request.jobs, selection.count))) { _ in
-                let painter = Painter(resources: { try? container.read(path: $0) })
+                let painter = Painter(book: container)
                 while true {
                     let slot = next.takeNext()
                     guard slot < selection.count, !failure.failed else { break }

@@ -325,7 +325,7 @@ final class ReflowPages: Sendable {
     func render(_ address: PageAddress, paint: PaintSettings, provisional: Bool) throws -> Bitmap {
         let page = try page(address, provisional: provisional)
         try DelayLoad.requireCairo()
-        let painter = Painter(resources: { [container] in try? container.read(path: $0) })
+        let painter = Painter(book: container)
         defer { noteImageWarnings(painter, address.spineIndex) }
         return painter.bitmap(page, settings: paint)
     }
@@ -333,7 +333,7 @@ final class ReflowPages: Sendable {
     func png(_ address: PageAddress, paint: PaintSettings, provisional: Bool) throws -> [UInt8] {
         let page = try page(address, provisional: provisional)
         try DelayLoad.requireCairo()
-        let painter = Painter(resources: { [container] in try? container.read(path: $0) })
+        let painter = Painter(book: container)
         defer { noteImageWarnings(painter, address.spineIndex) }
         return try painter.pngBytes(page, settings: paint)
     }

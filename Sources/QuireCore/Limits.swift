@@ -24,6 +24,11 @@ public struct Limits: Sendable, Equatable {
     /// Interlaced PNG and GIF need a full-size buffer while decoding; above this they are refused.
     public static let defaultMaxImageBufferPixels = 50_000_000
 
+    /// The run time of a command that reads one book (`quire render`, `info`, `locate`,
+    /// `css-report`): far above what the longest real book takes here (Mahabharata, 14,605 pages
+    /// painted, in about two minutes), short enough that a book built to never finish is stopped.
+    public static let defaultTimeoutSeconds = 1800
+
     public var maxEntryCount = Limits.defaultMaxEntryCount
     public var maxTotalUncompressedSize = Limits.defaultMaxTotalUncompressedSize
     public var maxEntryUncompressedSize = Limits.defaultMaxEntryUncompressedSize

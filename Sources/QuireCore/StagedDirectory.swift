@@ -41,6 +41,7 @@ public struct StagedDirectory: Sendable {
         guard mkdir(staging, 0o777) == 0 else {
             throw QuireError.cannotCreateOutput(path: staging, reason: String(cString: strerror(errno)))
         }
+        RunGuard.register(staging)
     }
 
     /// The entries of the target (paths relative to it, directories before what they hold) that
@@ -68,6 +69,10 @@ public struct StagedDirectory: Sendable {
     /// are hard-linked into the new contents first, so they are in place at every moment.
     public func commit(keeping foreign: [String] = []) throws(QuireError) {
         for path in foreign { try Self.link(target + "/" + path, staging + "/" + path) }
+        try RunGuard.commit(staging, swap)
+    }
+
+    private func swap() throws(QuireError) {
         if rename(staging, target) == 0 { return }
         guard errno == EEXIST || errno == ENOTEMPTY else { throw failure(target) }
         if quire_rename_exchange(staging, target) == 0 {
@@ -89,7 +94,10 @@ public struct StagedDirectory: Sendable {
     }
 
     /// Removes the staging directory (the run failed; the target is untouched).
-    public func discard() { FileSystem.removeTree(staging) }
+    public func discard() {
+        FileSystem.removeTree(staging)
+        RunGuard.unregister(staging)
+    }
 
     private func failure(_ path: String) -> QuireError {
         let reason = String(cString: strerror(errno))

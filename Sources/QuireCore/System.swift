@@ -10,16 +10,16 @@ public final class Lock: @unchecked Sendable {
 
     public init() {
         mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
+        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
+        precondition(pthread_mutex_destroy(mutex) == 0, "pthread_mutex_destroy failed")
         mutex.deallocate()
     }
 
-    public func lock() { pthread_mutex_lock(mutex) }
-    public func unlock() { pthread_mutex_unlock(mutex) }
+    public func lock() { precondition(pthread_mutex_lock(mutex) == 0, "pthread_mutex_lock failed") }
+    public func unlock() { precondition(pthread_mutex_unlock(mutex) == 0, "pthread_mutex_unlock failed") }
 
     public func withLock<Value>(_ body: () throws -> Value) rethrows -> Value {
         lock()

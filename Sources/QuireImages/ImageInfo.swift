@@ -94,7 +94,7 @@ public struct ImageInfo: Sendable, Hashable {
         let name = format.rawValue.uppercased()
         if pixelWidth > limits.maxImageDimension || pixelHeight > limits.maxImageDimension {
             throw QuireError.limitExceeded(
-                limit: "max-image-dimension",
+                limit: "max-image-side",
                 detail: "\(name) header claims \(pixelWidth)×\(pixelHeight) pixels, more than \(limits.maxImageDimension) a side")
         }
         let (pixels, overflow) = pixelWidth.multipliedReportingOverflow(by: pixelHeight)

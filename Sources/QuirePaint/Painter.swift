@@ -2,6 +2,7 @@ import CCairo
 import CFreeType
 import CQuirePNG
 import Glibc
+import QuireContainer
 import QuireCore
 import QuireImages
 import QuireLayout
@@ -122,9 +123,12 @@ public final class Painter {
     /// Background images' own sizes by resource path (they are small; a book has few).
     private var backgroundSizes: [String: (width: Int, height: Int)] = [:]
     public private(set) var imageWarnings: [String] = []
+    /// The image limits of the book's run (`--max-image-*`).
+    private let limits: Limits
 
-    public init(resources: (@Sendable (String) -> [UInt8]?)? = nil) {
+    public init(resources: (@Sendable (String) -> [UInt8]?)? = nil, limits: Limits = .standard) {
         self.resources = resources
+        self.limits = limits
         options = cairo_font_options_create()
         cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
         cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_SLIGHT)
@@ -361,7 +365,7 @@ public final class Painter {
             if let path = fill.resource { imageWarnings.append("\(path): background image not in the book") }
             return nil
         }
-        guard let info = try? ImageInfo.measure(bytes), info.width > 0, info.height > 0 else {
+        guard let info = try? ImageInfo.measure(bytes, limits: limits), info.width > 0, info.height > 0 else {
             imageWarnings.append("\(fill.resource ?? "data: URL"): background image cannot be read")
             return nil
         }
@@ -375,7 +379,7 @@ public final class Painter {
         let height = max(1, Int(box.rect.height.rounded(.up)))
         if let data = box.inlineData {
             do {
-                return try ImageDecoder.decode(data, info: try ImageInfo.measure(data), maxWidth: width, maxHeight: height)
+                return try ImageDecoder.decode(data, info: try ImageInfo.measure(data, limits: limits), maxWidth: width, maxHeight: height, limits: limits)
             } catch {
                 imageWarnings.append("inline image: \(error)")
                 return nil
@@ -389,8 +393,8 @@ public final class Painter {
             return nil
         }
         do {
-            let info = try ImageInfo.measure(bytes)
-            let image = try ImageDecoder.decode(bytes, info: info, maxWidth: width, maxHeight: height)
+            let info = try ImageInfo.measure(bytes, limits: limits)
+            let image = try ImageDecoder.decode(bytes, info: info, maxWidth: width, maxHeight: height, limits: limits)
             remember(image, as: key)
             return image
         } catch {
@@ -592,5 +596,12 @@ extension PNGWriter {
             xrgb: UnsafePointer(cairo_image_surface_get_data(surface)!), width: Int(cairo_image_surface_get_width(surface)),
             height: Int(cairo_image_surface_get_height(surface)), stride: Int(cairo_image_surface_get_stride(surface)), gray: gray,
             dither16: dither16)
+    }
+}
+
+extension Painter {
+    /// A painter for a book's pages: images read from its archive under its limits.
+    public convenience init(book container: EPUBContainer) {
+        self.init(resources: { try? container.read(path: $0) }, limits: container.archive.limits)
     }
 }

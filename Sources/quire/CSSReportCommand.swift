@@ -3,8 +3,9 @@ import QuireCore
 
 enum CSSReportCommand {
     static func run(_ arguments: ArraySlice<String>) throws {
-        let options = try Arguments(arguments, valued: Arguments.limitFlags, boolean: ["json"])
+        let options = try Arguments(arguments, valued: Arguments.limitFlags.union([Arguments.timeoutFlag]), boolean: ["json"])
         guard options.positionals.count == 1 else { throw QuireError.usage("css-report takes one book: quire css-report BOOK [--json]") }
+        try options.startTimeout(for: options.positionals[0])
         let report = try Book.open(options.positionals[0], limits: try options.limits(), preloadHyphenation: false).cssReport()
         if options.flag("json") {
             writeStdout(bytes: report.json().serializedBytes() + [0x0A])

@@ -64,9 +64,25 @@ struct Arguments {
         return value
     }
 
+    /// `--timeout SECONDS`: the run time a command that reads one book may take (0: no limit).
+    static let timeoutFlag = "timeout"
+
+    /// Ends the process with a limit error once the run has taken longer than `--timeout` allows.
+    func startTimeout(for book: String) throws {
+        var seconds = Limits.defaultTimeoutSeconds
+        if let text = values[Self.timeoutFlag] {
+            guard let value = Int(text), value >= 0 else { throw QuireError.usage("--timeout needs whole seconds (0 for no limit), not '\(text)'") }
+            seconds = value
+        }
+        RunGuard.startTimeout(
+            seconds: seconds,
+            error: .limitExceeded(limit: "timeout", detail: "\(book) took more than \(seconds) s (raise it with --timeout SECONDS, 0 for none)"))
+    }
+
     /// The `--max-*` flags every command that opens a book accepts.
     static let limitFlags: Set<String> = [
         "max-entries", "max-total-size", "max-entry-size", "max-compression-ratio", "max-xml-size", "max-xml-depth",
+        "max-image-side", "max-image-pixels", "max-image-buffer-pixels",
     ]
 
     func limits() throws -> Limits {
@@ -77,6 +93,9 @@ struct Arguments {
         if let value = try integer("max-compression-ratio") { limits.maxCompressionRatio = value }
         if let value = try byteSize("max-xml-size") { limits.maxXMLDocumentSize = Int(value) }
         if let value = try integer("max-xml-depth") { limits.maxXMLDepth = value }
+        if let value = try integer("max-image-side") { limits.maxImageDimension = value }
+        if let value = try integer("max-image-pixels") { limits.maxImagePixels = value }
+        if let value = try integer("max-image-buffer-pixels") { limits.maxImageBufferPixels = value }
         return limits
     }
 }

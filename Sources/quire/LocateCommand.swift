@@ -6,7 +6,7 @@ import QuireCore
 /// `quire locate MAP QUERY`: a position in any form → the page holding it, and that page's start
 /// Locator. Exit 3 when the query names nothing.
 enum LocateCommand {
-    static let valued: Set<String> = Arguments.limitFlags.union([
+    static let valued: Set<String> = Arguments.limitFlags.union([Arguments.timeoutFlag,
         "page", "locator", "cfi", "xpointer", "progression", "total-progression", "position", "convention", "label", "toc", "from", "book",
         "bench-lookups",
     ])
@@ -40,6 +40,7 @@ enum LocateCommand {
             guard let path = options.value("book") else {
                 throw QuireError.usage("this query needs the book's DOM: add --book BOOK")
             }
+            try options.startTimeout(for: path)
             let book = try Book.open(path, limits: try options.limits(), preloadHyphenation: false)
             guard try book.identity().sha256 == map.sha256 else {
                 throw QuireError.unresolvable("--book is not the book this map was made from (sha256 differs)")

@@ -6,7 +6,7 @@ import QuireCore
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
         "out", "profile", "size", "stats", "open-at", "image-sizes", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
-        "password", "rotate", "split", "spreads", "flow",
+        "password", "rotate", "split", "spreads", "flow", Arguments.timeoutFlag,
     ])
     static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet", "crop", "force"]
 
@@ -69,10 +69,13 @@ enum RenderCommand {
     }
 
     static func run(_ arguments: ArraySlice<String>) throws {
+        // Before any worker starts: a stopped render takes its unfinished output with it.
+        RunGuard.cleanUpOnSignals()
         let options = try Arguments(arguments, valued: valued, boolean: boolean)
         guard options.positionals.count == 1 else { throw QuireError.usage("render takes one book: quire render BOOK --out DIR") }
         guard let out = options.value("out") else { throw QuireError.usage("render needs --out DIR") }
         let path = options.positionals[0]
+        try options.startTimeout(for: path)
         let isPDF = try Book.format(ofFile: path) == .pdf
         var paint = PaintSettings()
         if !isPDF {

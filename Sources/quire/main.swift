@@ -13,6 +13,8 @@ let usage = """
           [--font FAMILY] [--align justify|left|right|center|start] [--theme light|sepia|dark]
           [--gray] [--dither] [--jobs N] [--pages RANGE] [--no-hyphenation] [--map-only]
           [--no-publisher-styles] [--user-css FILE] [--stats FILE] [--open-at PAGE|last|LOCATOR] [--quiet]
+          [--force]  render into a DIR that holds other files, keeping them (else refused, 73);
+                          the output is built beside DIR and swapped in whole
           [--spreads auto|none|both]  two pages side by side in DIR/spreads/ (auto: on a landscape page
                           box, as the book's rendition:spread allows; the book's rendition:orientation turns the page)
           [--flow auto|paginated|scrolled]  scrolled: each document one tall image (tiled past 16384 px)
@@ -44,6 +46,8 @@ let usage = """
     options for every command that opens a book (raise the safety limits):
       --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
       --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
+      --max-image-side N  --max-image-pixels N  --max-image-buffer-pixels N
+      --timeout SECONDS  (render, info, locate, css-report; default 1800, 0 for none: exit 65 past it)
 
     exit codes: 0 ok, 3 unresolvable position (locate), no match (view --search) or no progress saved (progress), 64 usage, 65 bad data (corrupt, invalid or hostile book),
     66 cannot open input, 69 unsupported (DRM, encrypted PDF without its password), 73 cannot create output, 74 I/O error,

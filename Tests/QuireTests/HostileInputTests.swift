@@ -217,6 +217,25 @@ final class HostileInputTests: XCTestCase {
         XCTAssertFalse(pages.isEmpty)
     }
 
+    /// The image limits are the run's: lowered, the sample's pictures are placeholders with a
+    /// warning that names the limit; by default they are drawn.
+    func testImageLimitsComeFromTheRun() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let book = try SampleBooksTests.scriptsBook()
+        func warnings(_ extra: [String]) throws -> [String] {
+            let out = directory.appendingPathComponent("out")
+            let result = try TestSupport.run(TestSupport.quireBinary, ["render", book.path, "--out", out.path, "--quiet"] + extra)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let map = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("positions.json"))) as? [String: Any])
+            return (map["warnings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        }
+        XCTAssertFalse(try warnings([]).contains { $0.contains("a side") })
+        let lowered = try warnings(["--max-image-side", "8"])
+        XCTAssertTrue(lowered.contains { $0.contains("more than 8 a side") }, "\(lowered)")
+        XCTAssertEqual(try TestSupport.quire("info", "--max-image-pixels", "0", book.path).status, 64)
+    }
+
     func testUsageErrors() throws {
         let none = try TestSupport.quire()
         XCTAssertEqual(none.status, 64)

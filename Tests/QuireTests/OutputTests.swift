@@ -147,4 +147,48 @@ final class OutputTests: XCTestCase {
         XCTAssertEqual(try Self.leftovers(in: directory, besides: ["out-0", "out-1", "reference-a", "reference-b"]), [])
         print("killed renders: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
     }
+
+    /// A book long enough that painting it takes several seconds.
+    static func longBook(in directory: URL) throws -> URL {
+        var book = TestBook()
+        let paragraph = "<p>" + String(repeating: "The quick brown fox jumps over the lazy dog, and the dog sleeps on. ", count: 12) + "</p>\n"
+        book.chapter = book.chapter.replacingOccurrences(of: "<p>Hello.</p>", with: String(repeating: paragraph, count: 3000))
+        let url = directory.appendingPathComponent("long.epub")
+        try book.write(to: url)
+        return url
+    }
+
+    /// `--timeout`: the run ends with one limit error (65) when its time is up, and the output it
+    /// was building goes with it, though workers were still writing pages into it.
+    func testTimeoutEndsTheRunAndLeavesNothing() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let book = try Self.longBook(in: directory)
+        let out = directory.appendingPathComponent("out")
+        let result = try TestSupport.quire("render", book.path, "--out", out.path, "--timeout", "1")
+        XCTAssertEqual(result.status, 65, result.stderr)
+        XCTAssertEqual(result.stderr, "quire: error: limit exceeded (timeout): \(book.path) took more than 1 s (raise it with --timeout SECONDS, 0 for none)\n")
+        XCTAssertEqual(try Self.leftovers(in: directory, besides: ["long.epub"]), [], "no output and no partial")
+        XCTAssertEqual(try TestSupport.quire("render", book.path, "--out", out.path, "--timeout", "-1").status, 64)
+    }
+
+    /// SIGTERM and SIGINT stop a render as the signal would, taking its unfinished output with it.
+    func testSignalledRenderLeavesNothing() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let book = try Self.longBook(in: directory)
+        for signal in [SIGTERM, SIGINT] {
+            let process = Process()
+            process.executableURL = TestSupport.quireBinary
+            process.arguments = ["render", book.path, "--out", directory.appendingPathComponent("out").path, "--quiet"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(700_000)
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+            XCTAssertEqual(process.terminationStatus, signal)
+            XCTAssertEqual(try Self.leftovers(in: directory, besides: ["long.epub"]), [], "no output and no partial after signal \(signal)")
+        }
+    }
 }

@@ -1,7 +1,7 @@
 # bash completion for quire(1). Installed by `make install` as
 # $(PREFIX)/share/bash-completion/completions/quire; or source this file from ~/.bashrc.
 
-_quire_limit_options="--max-entries --max-total-size --max-entry-size --max-compression-ratio --max-xml-size --max-xml-depth"
+_quire_limit_options="--max-entries --max-total-size --max-entry-size --max-compression-ratio --max-xml-size --max-xml-depth --max-image-side --max-image-pixels --max-image-buffer-pixels"
 
 # Directories, and files whose names end in one of the extensions in $1 ("epub|pdf"; empty: any file).
 _quire_files() {
@@ -121,21 +121,21 @@ _quire() {
         --size | --dpi | --font-size | --margin | --line-height | --font | --jobs | --pages | --password | \
             --page | --cfi | --xpointer | --search | --record-after | --cell | --cols | --rows | --progression | --total-progression | --position | --label | --toc | \
             --shard-count | --cache-size | \
-            --max-entries | --max-total-size | --max-entry-size | --max-compression-ratio | --max-xml-size | --max-xml-depth)
+            --max-entries | --max-total-size | --max-entry-size | --max-compression-ratio | --max-xml-size | --max-xml-depth | --max-image-side | --max-image-pixels | --max-image-buffer-pixels | --timeout)
             return ;;
     esac
 
     local options
     case $command in
-        info) options="--json --password $_quire_limit_options" ;;
+        info) options="--json --password --timeout $_quire_limit_options" ;;
         render)
             options="--out --profile --size --dpi --font-size --margin --line-height --font --align --theme
                 --gray --dither --jobs --pages --no-hyphenation --no-publisher-styles --user-css --map-only
-                --force --stats --image-sizes --open-at --quiet --password --rotate --crop --split --spreads --flow $_quire_limit_options" ;;
+                --force --stats --image-sizes --open-at --quiet --password --rotate --crop --split --spreads --flow --timeout $_quire_limit_options" ;;
         locate)
             options="--json --book --page --from --locator --cfi --xpointer --progression --total-progression
-                --position --convention --label --toc $_quire_limit_options" ;;
-        css-report) options="--json $_quire_limit_options" ;;
+                --position --convention --label --toc --timeout $_quire_limit_options" ;;
+        css-report) options="--json --timeout $_quire_limit_options" ;;
         view)
             options="--graphics --cell --cols --rows --page --locator --cfi --search --book --profile --size --dark --lang
                 --once --resume --no-resume --record-after" ;;
