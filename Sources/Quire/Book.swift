@@ -164,11 +164,11 @@ public final class Book: Sendable {
             documents.append(document)
         }
         let load: (String) -> [UInt8]? = { try? container.read(path: $0) }
-        var report = CSSReport.build(documents: documents.map { ($0.tree, $0.path) }, loadResource: load)
+        var report = CSSReport.build(documents: documents.map { ($0.tree, $0.path) }, loadResource: load, limits: container.archive.limits)
         // A declaration counts as applied only where layout honours it on every element it
         // reaches: those reaching a box that does not draw what they ask move to unsupported.
         var undrawn: Set<WrittenDeclaration> = []
-        let engine = StyleEngine()
+        let engine = StyleEngine(limits: container.archive.limits)
         for document in documents {
             let styles = engine.computeStylesForReport(document: document.tree, documentPath: document.path, environment: StyleEnvironment(), loadResource: load)
             for (node, feature) in UndrawnStyles.elements(document: document, styles: styles) {

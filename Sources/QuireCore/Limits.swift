@@ -17,6 +17,15 @@ public struct Limits: Sendable, Equatable {
     public static let compressionRatioTotalSize: Int64 = 256 << 20  // 256 MiB
     public static let defaultMaxXMLDocumentSize = 256 << 20  // 256 MiB
     public static let defaultMaxXMLDepth = 1_000
+    /// Elements and text nodes in one XML document. A giant single-file book has a few hundred
+    /// thousand; 256 MiB of `<a/>` would be 64 million, gigabytes of trees.
+    public static let defaultMaxXMLNodes = 5_000_000
+    /// Stylesheets: larger ones are ignored, rules past the count dropped, conditional rules
+    /// (@media, @supports) nested deeper skipped, each with a warning (a book is never refused
+    /// for its CSS).
+    public static let defaultMaxCSSSize = 8 << 20  // 8 MiB
+    public static let defaultMaxCSSRules = 200_000
+    public static let defaultMaxCSSNesting = 64
     /// An image header claiming more than this in either direction, or more pixels in all, is refused
     /// before any decoding (the caller shows a placeholder).
     public static let defaultMaxImageDimension = 50_000
@@ -35,6 +44,10 @@ public struct Limits: Sendable, Equatable {
     public var maxCompressionRatio = Limits.defaultMaxCompressionRatio
     public var maxXMLDocumentSize = Limits.defaultMaxXMLDocumentSize
     public var maxXMLDepth = Limits.defaultMaxXMLDepth
+    public var maxXMLNodes = Limits.defaultMaxXMLNodes
+    public var maxCSSSize = Limits.defaultMaxCSSSize
+    public var maxCSSRules = Limits.defaultMaxCSSRules
+    public var maxCSSNesting = Limits.defaultMaxCSSNesting
     public var maxImageDimension = Limits.defaultMaxImageDimension
     public var maxImagePixels = Limits.defaultMaxImagePixels
     public var maxImageBufferPixels = Limits.defaultMaxImageBufferPixels

@@ -40,7 +40,7 @@ public final class BookLayout: @unchecked Sendable {
     public let measurer: ImageMeasurer
     /// Sizes known before layout (as if every image had width/height attributes); benchmarks use it.
     public let knownImageSizes: ImageSizes
-    let styleEngine = StyleEngine()
+    let styleEngine: StyleEngine
     /// Stylesheets read from the archive, by path: every chapter links the same few, and each read
     /// finds and inflates the zip entry again (Moby-Dick read its two sheets 286 times).
     let stylesheets = StylesheetReads()
@@ -57,6 +57,7 @@ public final class BookLayout: @unchecked Sendable {
         self.settings = settings
         self.settleLimits = settleLimits
         self.measurer = measurer ?? ArchiveImageMeasurer(container: container)
+        styleEngine = StyleEngine(limits: container.archive.limits)
         clipsToViewport = false
         services = TextServices(fonts: try FontCollection(fontsDirectory: fontsDirectory))
         if settings.hyphenation, let language = container.publication.metadata.languages.first {
@@ -67,6 +68,7 @@ public final class BookLayout: @unchecked Sendable {
     /// A layout of the same book at another geometry, sharing the text services (fixed-layout pages).
     init(container: EPUBContainer, settings: LayoutSettings, services: TextServices, settleLimits: SettleLimits, measurer: ImageMeasurer, clipsToViewport: Bool) throws {
         self.container = container
+        styleEngine = StyleEngine(limits: container.archive.limits)
         self.clipsToViewport = clipsToViewport
         knownImageSizes = [:]
         self.settings = settings

@@ -25,7 +25,7 @@ public struct CSSReport: Sendable {
     /// Applied declarations as a percentage of all (100 when there are none).
     public var appliedPercentage: Double { total == 0 ? 100 : Double(applied) * 100 / Double(total) }
 
-    public static func build(documents: [(tree: XMLTree, path: String)], loadResource: (String) -> [UInt8]?) -> CSSReport {
+    public static func build(documents: [(tree: XMLTree, path: String)], loadResource: (String) -> [UInt8]?, limits: Limits = .standard) -> CSSReport {
         var counts = DeclarationCounts()
         var seenSheets: Set<String> = []
         var seenAttributes: Set<String> = []
@@ -40,7 +40,7 @@ public struct CSSReport: Sendable {
                 {
                     let key = StyleEngine.reportKey(bytes: bytes, path: sheetPath, documentPath: path)
                     guard seenSheets.insert(key).inserted else { continue }
-                    var compiler = SheetCompiler(environment: environment, loadResource: load, counting: true)
+                    var compiler = SheetCompiler(environment: environment, loadResource: load, counting: true, limits: limits)
                     compiler.compile(bytes: bytes, path: sheetPath)
                     merge(compiler.counts, into: &counts)
                 }

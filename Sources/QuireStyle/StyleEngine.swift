@@ -159,7 +159,10 @@ public final class StyleEngine: Sendable {
         return compiler.sheet
     }()
 
-    public init() {}
+    /// The run's stylesheet limits (`--max-css-*`).
+    let limits: Limits
+
+    public init(limits: Limits = .standard) { self.limits = limits }
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -178,7 +181,7 @@ public final class StyleEngine: Sendable {
         let key = SheetKey(path: path, hash: StyleEngine.fnv1a(bytes), count: bytes.count, environment: environment, forReport: forReport)
         if let cached = sheetCache.withLock({ $0[key] }) { return (cached, key) }
         let sheet = withoutActuallyEscaping(loadResource) { load in
-            var compiler = SheetCompiler(environment: environment, loadResource: load, counting: forReport)
+            var compiler = SheetCompiler(environment: environment, loadResource: load, counting: forReport, limits: limits)
             compiler.compile(bytes: bytes, path: path)
             return compiler.sheet
         }

@@ -2,20 +2,20 @@ import QuireCore
 
 /// Bounds on hostile stylesheets. Anything beyond is skipped with a warning, never an error.
 public enum CSSLimits {
-    /// Nested @media/@supports blocks deeper than this are skipped.
-    public static let maxConditionalNesting = 64
+    /// Nested @media/@supports blocks deeper than this are skipped (`--max-css-nesting`).
+    public static let maxConditionalNesting = Limits.defaultMaxCSSNesting
     /// Selectors with more compounds are invalid (their rule drops).
     public static let maxSelectorCompounds = SelectorParser.maxCompounds
     /// Declarations past this count in one block are dropped.
     public static let maxDeclarationsPerRule = 10_000
-    /// Larger stylesheets are ignored.
-    public static let maxStylesheetBytes = 8 << 20
+    /// Larger stylesheets are ignored (`--max-css-size`).
+    public static let maxStylesheetBytes = Limits.defaultMaxCSSSize
     /// @import chains deeper than this stop.
     public static let maxImportDepth = 8
     /// Blocks and functions nested deeper than this in the token stream are skipped whole.
     public static let maxComponentNesting = ComponentParser.maxNestingDepth
-    /// Rules kept from one stylesheet (with its imports).
-    public static let maxRulesPerSheet = 200_000
+    /// Rules kept from one stylesheet (with its imports) (`--max-css-rules`).
+    public static let maxRulesPerSheet = Limits.defaultMaxCSSRules
 }
 
 public struct FontSource: Sendable, Hashable {
@@ -106,14 +106,16 @@ struct DeclarationCounts: Sendable {
 struct SheetCompiler {
     let environment: StyleEnvironment
     let loadResource: (String) -> [UInt8]?
+    let limits: Limits
     var sheet = StyleSheet()
     /// When set, every declaration is counted, including those in non-matching @media blocks.
     var counts: DeclarationCounts? = nil
     private var importStack: [String] = []
 
-    init(environment: StyleEnvironment, loadResource: @escaping (String) -> [UInt8]?, counting: Bool = false) {
+    init(environment: StyleEnvironment, loadResource: @escaping (String) -> [UInt8]?, counting: Bool = false, limits: Limits = .standard) {
         self.environment = environment
         self.loadResource = loadResource
+        self.limits = limits
         if counting { counts = DeclarationCounts() }
     }
 
@@ -124,7 +126,7 @@ struct SheetCompiler {
     }
 
     mutating func compile(bytes: [UInt8], path: String) {
-        guard bytes.count <= CSSLimits.maxStylesheetBytes else {
+        guard bytes.count <= limits.maxCSSSize else {
             sheet.warnings.append(Warning("css-too-large", "\(path): \(bytes.count) bytes, over the stylesheet limit; ignored"))
             return
         }
@@ -181,10 +183,10 @@ struct SheetCompiler {
                     parser = namespaces.selectorParser
                 case "media", "supports", "document", "-moz-document", "layer", "container", "scope":
                     guard let block else { continue }
-                    if nesting + 1 > CSSLimits.maxConditionalNesting {
+                    if nesting + 1 > limits.maxCSSNesting {
                         if !sheet.warnings.contains(where: { $0.code == "css-nesting-limit" }) {
                             sheet.warnings.append(
-                                Warning("css-nesting-limit", "\(path): conditional rules nested deeper than \(CSSLimits.maxConditionalNesting) were skipped"))
+                                Warning("css-nesting-limit", "\(path): conditional rules nested deeper than \(limits.maxCSSNesting) were skipped"))
                         }
                         continue
                     }
@@ -221,7 +223,12 @@ struct SheetCompiler {
         let compiled = SheetCompiler.declarationBlock(block, counts: &counts, base: path)
         guard active, let selectors = parser.parseList(prelude) else { return }
         guard !compiled.declarations.isEmpty || !compiled.custom.isEmpty else { return }
-        guard sheet.rules.count < CSSLimits.maxRulesPerSheet else { return }
+        guard sheet.rules.count < limits.maxCSSRules else {
+            if !sheet.warnings.contains(where: { $0.code == "css-rules-limit" }) {
+                sheet.warnings.append(Warning("css-rules-limit", "\(path): rules past the first \(limits.maxCSSRules) were dropped"))
+            }
+            return
+        }
         let blockIndex = Int32(sheet.blocks.count)
         sheet.blocks.append(compiled)
         for selector in selectors where selector.pseudoElement != .other {

@@ -178,6 +178,9 @@ public enum XMLParser {
                     html ? Namespace.xhtml : namespaceURI(current.pointee.ns),
                     html ? string(current.pointee.name).lowercased() : string(current.pointee.name))
                 builder.openElement(name, attributes: attributes(of: current, html: html))
+                guard builder.kinds.count <= limits.maxXMLNodes else {
+                    throw QuireError.limitExceeded(limit: "max-xml-nodes", detail: "\(path) has more than \(limits.maxXMLNodes) nodes")
+                }
                 depth += 1
                 guard depth <= limits.maxXMLDepth else {
                     throw QuireError.limitExceeded(limit: "max-xml-depth", detail: "\(path) nests deeper than \(limits.maxXMLDepth)")

@@ -82,7 +82,8 @@ struct Arguments {
     /// The `--max-*` flags every command that opens a book accepts.
     static let limitFlags: Set<String> = [
         "max-entries", "max-total-size", "max-entry-size", "max-compression-ratio", "max-xml-size", "max-xml-depth",
-        "max-image-side", "max-image-pixels", "max-image-buffer-pixels",
+        "max-xml-nodes", "max-css-size", "max-css-rules", "max-css-nesting", "max-image-side", "max-image-pixels",
+        "max-image-buffer-pixels",
     ]
 
     func limits() throws -> Limits {
@@ -93,6 +94,10 @@ struct Arguments {
         if let value = try integer("max-compression-ratio") { limits.maxCompressionRatio = value }
         if let value = try byteSize("max-xml-size") { limits.maxXMLDocumentSize = Int(value) }
         if let value = try integer("max-xml-depth") { limits.maxXMLDepth = value }
+        if let value = try integer("max-xml-nodes") { limits.maxXMLNodes = value }
+        if let value = try byteSize("max-css-size") { limits.maxCSSSize = Int(clamping: value) }
+        if let value = try integer("max-css-rules") { limits.maxCSSRules = value }
+        if let value = try integer("max-css-nesting") { limits.maxCSSNesting = value }
         if let value = try integer("max-image-side") { limits.maxImageDimension = value }
         if let value = try integer("max-image-pixels") { limits.maxImagePixels = value }
         if let value = try integer("max-image-buffer-pixels") { limits.maxImageBufferPixels = value }

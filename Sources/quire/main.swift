@@ -46,6 +46,7 @@ let usage = """
     options for every command that opens a book (raise the safety limits):
       --max-entries N  --max-total-size SIZE  --max-entry-size SIZE
       --max-compression-ratio N  --max-xml-size SIZE  --max-xml-depth N
+      --max-xml-nodes N  --max-css-size SIZE  --max-css-rules N  --max-css-nesting N
       --max-image-side N  --max-image-pixels N  --max-image-buffer-pixels N
       --timeout SECONDS  (render, info, locate, css-report; default 1800, 0 for none: exit 65 past it)
 

@@ -236,6 +236,30 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(try TestSupport.quire("info", "--max-image-pixels", "0", book.path).status, 64)
     }
 
+    /// The XML and CSS limits are flags: lowered, a chapter with more elements is refused by name,
+    /// and a stylesheet's rules past the limit are dropped with a warning.
+    func testDocumentAndStyleLimitsAreFlags() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("book.epub")
+        var book = TestBook()
+        book.chapter = book.chapter.replacingOccurrences(
+            of: "<p>Hello.</p>", with: String(repeating: "<p>Hello.</p>", count: 50))
+        book.extraEntries = [.init(name: "OEBPS/style.css", data: Array(String(repeating: "p { color: black }\n", count: 20).utf8))]
+        book.extraManifest = #"<item id="css" href="style.css" media-type="text/css"/>"#
+        book.chapter = book.chapter.replacingOccurrences(of: "<head>", with: #"<head><link rel="stylesheet" href="style.css"/>"#)
+        try book.write(to: url)
+        let out = directory.appendingPathComponent("out")
+        let nodes = try TestSupport.quire("render", url.path, "--out", out.path, "--map-only", "--max-xml-nodes", "20")
+        XCTAssertEqual(nodes.status, 65, nodes.stderr)
+        XCTAssertTrue(nodes.stderr.contains("limit exceeded (max-xml-nodes)"), nodes.stderr)
+        let rules = try TestSupport.quire("render", url.path, "--out", out.path, "--map-only", "--quiet", "--max-css-rules", "5")
+        XCTAssertEqual(rules.status, 0, rules.stderr)
+        let map = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("positions.json"))) as? [String: Any])
+        let warnings = (map["warnings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        XCTAssertTrue(warnings.contains { $0.contains("rules past the first 5 were dropped") }, "\(warnings)")
+    }
+
     func testUsageErrors() throws {
         let none = try TestSupport.quire()
         XCTAssertEqual(none.status, 64)

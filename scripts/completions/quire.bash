@@ -1,7 +1,7 @@
 # bash completion for quire(1). Installed by `make install` as
 # $(PREFIX)/share/bash-completion/completions/quire; or source this file from ~/.bashrc.
 
-_quire_limit_options="--max-entries --max-total-size --max-entry-size --max-compression-ratio --max-xml-size --max-xml-depth --max-image-side --max-image-pixels --max-image-buffer-pixels"
+_quire_limit_options="--max-entries --max-total-size --max-entry-size --max-compression-ratio --max-xml-size --max-xml-depth --max-xml-nodes --max-css-size --max-css-rules --max-css-nesting --max-image-side --max-image-pixels --max-image-buffer-pixels"
 
 # Directories, and files whose names end in one of the extensions in $1 ("epub|pdf"; empty: any file).
 _quire_files() {
@@ -121,7 +121,7 @@ _quire() {
         --size | --dpi | --font-size | --margin | --line-height | --font | --jobs | --pages | --password | \
             --page | --cfi | --xpointer | --search | --record-after | --cell | --cols | --rows | --progression | --total-progression | --position | --label | --toc | \
             --shard-count | --cache-size | \
-            --max-entries | --max-total-size | --max-entry-size | --max-compression-ratio | --max-xml-size | --max-xml-depth | --max-image-side | --max-image-pixels | --max-image-buffer-pixels | --timeout)
+            --max-entries | --max-total-size | --max-entry-size | --max-compression-ratio | --max-xml-size | --max-xml-depth | --max-xml-nodes | --max-css-size | --max-css-rules | --max-css-nesting | --max-image-side | --max-image-pixels | --max-image-buffer-pixels | --timeout)
             return ;;
     esac
 
