@@ -201,9 +201,8 @@ extension ReflowPages {
         let paintWarnings = LockedValue<Set<String>>([])
         let spineCount = self.spineCount
         let done = LockedValue(0)
-        var allPages: [Page] = []
-        if let paint = request.paint {
-            let container = self.container
+        let container = self.container
+        if streaming, let paint = request.paint {
             let result = layout.layout(
                 jobs: request.jobs, buildItems: true,
                 settle: { [self] spineIndex, worker in
@@ -213,7 +212,7 @@ extension ReflowPages {
                 }
             ) { chapter in
                 chapter.document = nil
-                guard streaming, !failure.failed else { return }
+                guard !failure.failed else { return }
                 let painter = Painter(book: container)
                 for index in chapter.pages.indices {
                     do {
@@ -231,7 +230,6 @@ extension ReflowPages {
             }
             noteShaping(hits: result.shapingHits, misses: result.shapingMisses)
             if let error = failure.value { throw error }
-            if !streaming { allPages = result.chapters.flatMap(\.pages) }
         }
         let chapters = summaries(jobs: request.jobs).map(\.layout)
         let pageCount = chapters.reduce(0) { $0 + $1.pages.count }
@@ -253,27 +251,43 @@ extension ReflowPages {
             }
             painted = pageCount
         } else if let paint = request.paint {
+            // Selected pages (--pages): only the chapters holding them are laid out with display
+            // lists, one per worker at a time, so memory holds a chapter per worker whatever the
+            // book's length (the summaries above hold no display lists).
             try OutputFiles.createDirectory(out + "/pages")
+            let wanted = Set(selection)
+            var selected: [Int: [(index: Int, number: Int)]] = [:]
+            var number = 1
+            for chapter in chapters {
+                for index in chapter.pages.indices {
+                    if wanted.contains(number) { selected[chapter.spineIndex, default: []].append((index, number)) }
+                    number += 1
+                }
+            }
+            let work = selected.keys.sorted()
+            let pagesOf = selected
             done.withLock { $0 = 0 }
             let next = LockedValue(0)
-            let container = self.container
-            let frozen = allPages
-            DispatchQueue.concurrentPerform(iterations: max(1, min(request.jobs, selection.count))) { _ in
+            DispatchQueue.concurrentPerform(iterations: max(1, min(request.jobs, work.count))) { _ in
                 let painter = Painter(book: container)
+                let worker = LayoutWorker(drawing: true, shared: shaping)
                 while true {
                     let slot = next.takeNext()
-                    guard slot < selection.count, !failure.failed else { break }
-                    let number = selection[slot]
-                    do {
-                        try OutputFiles.writePage(frozen[number - 1], painter: painter, paint: paint) { tile in
-                            out + "/" + PositionMap.imageName(forPage: number, digits: digits, tile: tile)
+                    guard slot < work.count, !failure.failed else { break }
+                    let chapter = settle(work[slot], worker: worker, buildItems: true).chapter
+                    for (index, number) in pagesOf[work[slot]] ?? [] {
+                        do {
+                            try OutputFiles.writePage(chapter.pages[index], painter: painter, paint: paint) { tile in
+                                out + "/" + PositionMap.imageName(forPage: number, digits: digits, tile: tile)
+                            }
+                        } catch {
+                            failure.record(error)
                         }
-                    } catch {
-                        failure.record(error)
+                        let count = done.takeNext() + 1
+                        request.progress?(count, selection.count, "pages")
                     }
-                    let count = done.takeNext() + 1
-                    request.progress?(count, selection.count, "pages")
                 }
+                noteShaping(hits: worker.shaper.hits, misses: worker.shaper.misses)
                 paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
             }
             if let error = failure.value { throw error }
@@ -282,6 +296,18 @@ extension ReflowPages {
         var map = try self.map(
             jobs: request.jobs, withImages: request.paint != nil,
             extraWarnings: paintWarnings.withLock { $0 }.sorted().map { Warning("image-not-drawn", $0) })
+        if request.pages != nil {
+            // Pages left out by --pages have no image: the map describes only what is written.
+            let wanted = Set(selection)
+            for index in map.pages.indices where !wanted.contains(index + 1) {
+                map.pages[index].image = nil
+                if case .text(var text) = map.pages[index].content, var scroll = text.scroll {
+                    for tile in scroll.tiles.indices { scroll.tiles[tile].image = nil }
+                    text.scroll = scroll
+                    map.pages[index].content = .text(text)
+                }
+            }
+        }
         if let paint = request.paint, let spreads = map.spreads, spreads.active {
             let written = try writeSpreads(spreads, pages: chapters.flatMap(\.pages), painted: Set(selection), digits: digits, paint: paint, into: out)
             // A spread whose pages were not all painted (--pages) has no image.

@@ -191,4 +191,28 @@ final class OutputTests: XCTestCase {
             XCTAssertEqual(try Self.leftovers(in: directory, besides: ["long.epub"]), [], "no output and no partial after signal \(signal)")
         }
     }
+
+    /// `--pages` lays out only the chapters holding the selected pages (one per worker at a time):
+    /// the pages are the full render's, byte for byte, and the map names an image only for them.
+    func testSelectedPagesAreTheFullRendersAndTheMapNamesOnlyThem() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let book = try LayoutTests.sampleBook()
+        let all = directory.appendingPathComponent("all")
+        let some = directory.appendingPathComponent("some")
+        try Self.render(book, all, [])
+        try Self.render(book, some, ["--pages", "3,10-12,40-"])
+        let full = try XCTUnwrap(Self.snapshot(all))
+        let selected = try XCTUnwrap(Self.snapshot(some))
+        let count = full.keys.filter { $0.hasPrefix("pages/") }.count
+        let expected = [3, 10, 11, 12] + Array(40...count)
+        XCTAssertEqual(selected.keys.filter { $0.hasPrefix("pages/") }.sorted(), expected.map { String(format: "pages/%04d.png", $0) })
+        for (name, bytes) in selected where name.hasPrefix("pages/") { XCTAssertEqual(bytes, full[name], name) }
+        let map = try XCTUnwrap(JSONSerialization.jsonObject(with: XCTUnwrap(selected["positions.json"])) as? [String: Any])
+        let images = try XCTUnwrap(map["pages"] as? [[String: Any]]).map { $0["image"] as? String }
+        XCTAssertEqual(images.count, count)
+        for (index, image) in images.enumerated() {
+            XCTAssertEqual(image, expected.contains(index + 1) ? String(format: "pages/%04d.png", index + 1) : nil, "page \(index + 1)")
+        }
+    }
 }

@@ -169,7 +169,7 @@ final class SessionTests: XCTestCase {
         }
         let cliMap = try PositionMap(path: directory.appendingPathComponent("positions.json").path)
         var sessionMap = try pagination.positionMap()
-        // The CLI's map names the page images (every page's, as it always has with --pages).
+        // The CLI's map names the images it wrote (only the pages --pages selected have one).
         for index in sessionMap.pages.indices {
             sessionMap.pages[index].image = cliMap.pages[index].image
         }
