@@ -223,7 +223,8 @@ public final class EPUBContainer: Sendable {
                 let bytes = try archive.read(path)
                 let tree: XMLTree
                 do {
-                    tree = try XMLParser.parse(bytes, path: path, mode: .recover, limits: limits)
+                    // An external entity is left out, as in content documents: the TOC around it stays.
+                    tree = try XMLParser.parse(bytes, path: path, mode: .recover, limits: limits, externalEntities: .skip)
                 } catch QuireError.invalidXML {
                     tree = try XMLParser.parse(bytes, path: path, mode: .html, limits: limits)
                 }

@@ -30,10 +30,7 @@ public enum XPointer {
     }
 
     static func previousSiblingWithoutText(_ node: NodeID, _ tree: XMLTree) -> NodeID? {
-        let siblings = Array(tree.childIDs(of: tree.parent(of: node) ?? node))
-        guard let position = siblings.firstIndex(of: node), position > 0, let element = tree.element(siblings[position - 1]),
-            element.textContent.isEmpty
-        else { return nil }
+        guard let previous = tree.previousSibling(of: node), let element = tree.element(previous), element.textContent.isEmpty else { return nil }
         return element.id
     }
 
@@ -86,9 +83,8 @@ public enum XPointer {
         var current = node
         while current != body, let parent = tree.parent(of: current) {
             let name = tree.element(current)?.localName ?? "?"
-            let siblings = tree.childIDs(of: parent).filter { tree.element($0)?.localName == name }
-            let position = (siblings.firstIndex(of: current) ?? 0) + 1
-            steps.append(siblings.count > 1 ? "/\(name)[\(position)]" : "/\(name)")
+            let place = tree.sameNameSiblingPlace(of: current)
+            steps.append(place.count > 1 ? "/\(name)[\(place.position)]" : "/\(name)")
             current = parent
         }
         return "/body" + steps.reversed().joined()

@@ -264,7 +264,7 @@ struct BlockLayout {
                 // Its text comes after the start of the paragraph it floats beside: the slice starts
                 // there, so page boundaries never skip that paragraph's first words.
                 let own = Self.firstOffset(child)
-                let next = children[(index + 1)...].lazy.compactMap(Self.firstOffset).first
+                let next = Self.firstOffset(in: children[(index + 1)...])
                 layoutFloat(block, left: left, width: width, flow: flow, start: [own, next].compactMap { $0 }.min() ?? 0)
             case .block(let block):
                 layoutBlock(block, left: left, width: width, flow: flow, inheritedMarker: marker)
@@ -589,10 +589,23 @@ struct BlockLayout {
     static func firstOffset(_ node: FlowNode) -> Int? {
         switch node {
         case .paragraph(let paragraph): return paragraph.sources.first.map(Int.init) ?? paragraph.startOffset
-        case .block(let block): return block.children.lazy.compactMap(firstOffset).first
+        case .block(let block): return firstOffset(in: block.children)
         case .replaced(let box): return box.offset
-        case .table(let table): return table.rows.lazy.flatMap { $0 }.compactMap { firstOffset(.block($0)) }.first
+        case .table(let table):
+            for row in table.rows {
+                if let offset = firstOffset(in: row.lazy.map { .block($0) }) { return offset }
+            }
+            return nil
         }
+    }
+
+    /// The first text offset among nodes. A plain loop: `lazy.compactMap(…).first` finds the first
+    /// hit and then computes it again, which doubles the cost at every level of nested floats.
+    static func firstOffset(in nodes: some Sequence<FlowNode>) -> Int? {
+        for node in nodes {
+            if let offset = firstOffset(node) { return offset }
+        }
+        return nil
     }
 
     /// A floated block: as wide as its content needs (or its `width`), laid out on its own, then

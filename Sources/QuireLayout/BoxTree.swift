@@ -207,6 +207,13 @@ struct BoxTreeBuilder {
     /// For the CSS report: the elements whose style asks for something their box does not draw.
     var recordsUnhonoured = false
     private(set) var unhonoured: [(node: NodeID, feature: UnhonouredFeature)] = []
+    /// Elements nested deeper than `maxNesting` are set as the text they hold (see `appendFlattened`).
+    private(set) var flattenedDeepNesting = false
+    private var nesting = 0
+    /// Building boxes, and every later pass over them (layout, painting), recurses once per level of
+    /// nesting, with frames of tens of KB in a debug or sanitizer build: past this depth a document
+    /// (a hostile one: real books nest a few dozen levels at most) would run out of stack.
+    static let maxNesting = 48
 
     init(document: ContentDocument, styles: DocumentStyles) {
         self.document = document
@@ -380,6 +387,12 @@ struct BoxTreeBuilder {
     }
 
     private mutating func buildChildren(of element: XMLElement, inlineStyle: ComputedStyle, _ context: inout FlowContext) {
+        nesting += 1
+        defer { nesting -= 1 }
+        guard nesting <= Self.maxNesting else {
+            appendFlattened(element, style: inlineStyle, &context)
+            return
+        }
         let tree = document.tree
         for child in tree.childIDs(of: element.id) {
             if tree.kind(of: child) == .text {
@@ -457,6 +470,32 @@ struct BoxTreeBuilder {
                 context.flushParagraph(endOffset: nil)
                 context.flow.append(.block(buildBlock(childElement, elementStyle)))
                 context.lastWasSpace = true
+            }
+        }
+    }
+
+    /// An element nested too deep for boxes of its own: its text, in document order, in the style
+    /// of the box it sits in, with a paragraph break at each block-level element. Walked with a
+    /// stack of its own, so no depth of nesting reaches the call stack.
+    private mutating func appendFlattened(_ element: XMLElement, style: ComputedStyle, _ context: inout FlowContext) {
+        flattenedDeepNesting = true
+        let tree = document.tree
+        var pending: [(node: NodeID, closing: Bool)] = tree.childIDs(of: element.id).reversed().map { ($0, false) }
+        while let (node, closing) = pending.popLast() {
+            if tree.kind(of: node) == .text {
+                appendText(tree.text(of: node), sourceStart: Int(document.textStarts[Int(node.index)]), style: style, &context)
+                continue
+            }
+            guard tree.element(node) != nil else { continue }
+            let display = styles.style(of: node).style.display
+            if display == .none { continue }
+            if display.isBlockLevel {
+                context.flushParagraph(endOffset: nil)
+                context.lastWasSpace = true
+            }
+            if !closing {
+                if display.isBlockLevel { pending.append((node, true)) }
+                pending.append(contentsOf: tree.childIDs(of: node).reversed().map { ($0, false) })
             }
         }
     }

@@ -88,8 +88,8 @@ public final class PDFDocument {
             throw QuireError.invalidPDF("\(path): \(message.lowercased().hasSuffix("damaged") ? "the document is damaged or truncated" : message)")
         }
         self.document = document
+        // Every stored property is set: deinit runs for the throw and releases the document.
         guard pageCount > 0 else {
-            g_object_unref(UnsafeMutableRawPointer(document))
             throw QuireError.invalidPDF("\(path): the document has no pages")
         }
     }

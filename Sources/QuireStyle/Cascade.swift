@@ -211,12 +211,12 @@ final class Cascade {
         for name in table.classes[e] { if let list = index.byClass[name] { candidates += list } }
         if let list = index.byTag[table.isHTML[e] ? table.localName[e] : table.localName[e].lowercased()] { candidates += list }
         if !index.byAttribute.isEmpty, let element = tree.element(NodeID(element)) {
-            var seen: [String] = []
+            // A set: an element may carry thousands of attributes (a list was quadratic in them).
+            var seen: Set<String> = []
             for attribute in element.attributes {
                 var name = SelectorMatcher.lowerASCII(attribute.name.local)
                 if let colon = name.lastIndex(of: ":") { name = String(name[name.index(after: colon)...]) }
-                if seen.contains(name) { continue }
-                seen.append(name)
+                guard seen.insert(name).inserted else { continue }
                 if let list = index.byAttribute[name] { candidates += list }
             }
         }

@@ -12,6 +12,8 @@ public enum CSSLimits {
     public static let maxStylesheetBytes = Limits.defaultMaxCSSSize
     /// @import chains deeper than this stop.
     public static let maxImportDepth = 8
+    /// @imports compiled for one stylesheet in all, however they nest.
+    public static let maxImportsPerSheet = 256
     /// Blocks and functions nested deeper than this in the token stream are skipped whole.
     public static let maxComponentNesting = ComponentParser.maxNestingDepth
     /// Rules kept from one stylesheet (with its imports) (`--max-css-rules`).
@@ -111,6 +113,9 @@ struct SheetCompiler {
     /// When set, every declaration is counted, including those in non-matching @media blocks.
     var counts: DeclarationCounts? = nil
     private var importStack: [String] = []
+    /// Sheets compiled through @import so far: a few sheets that all import each other reach
+    /// n!/(n−depth)! imports within the depth limit.
+    private var importsCompiled = 0
 
     init(environment: StyleEnvironment, loadResource: @escaping (String) -> [UInt8]?, counting: Bool = false, limits: Limits = .standard) {
         self.environment = environment
@@ -291,6 +296,13 @@ struct SheetCompiler {
             sheet.warnings.append(Warning("css-import-cycle", "\(path): @import of \(target) is a cycle; skipped"))
             return
         }
+        guard importsCompiled < CSSLimits.maxImportsPerSheet else {
+            if !sheet.warnings.contains(where: { $0.code == "css-import-limit" }) {
+                sheet.warnings.append(Warning("css-import-limit", "\(path): more than \(CSSLimits.maxImportsPerSheet) @imports; the rest skipped"))
+            }
+            return
+        }
+        importsCompiled += 1
         guard importStack.count < CSSLimits.maxImportDepth else {
             sheet.warnings.append(Warning("css-import-depth", "\(path): @import deeper than \(CSSLimits.maxImportDepth); skipped"))
             return

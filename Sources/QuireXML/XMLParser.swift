@@ -32,6 +32,10 @@ public enum XMLParser {
     /// Total text that entity references may add to one document.
     public static let maxEntityExpansionTotal = 1 << 20
 
+    /// Attributes on one element. libxml2 (2.9) checks each new attribute against all before it,
+    /// so an element with 100,000 of them takes minutes; real elements have a handful.
+    public static let maxAttributesPerElement = 1_000
+
     /// Installs the refusing external-entity loader once per process.
     private static let setUp: Void = {
         xmlInitParser()
@@ -49,11 +53,47 @@ public enum XMLParser {
             throw QuireError.limitExceeded(
                 limit: "max-xml-size", detail: "\(path) is \(bytes.count) bytes (limit \(limits.maxXMLDocumentSize))")
         }
+        try checkAttributeCounts(bytes, path: path)
         switch mode {
         case .strict, .recover:
             return try parseXML(bytes, path: path, recover: mode == .recover, limits: limits, externalEntities: externalEntities)
         case .html:
             return try parseHTML(bytes, path: path, limits: limits)
+        }
+    }
+
+    /// Refuses a document with an element of more than `maxAttributesPerElement` attributes before
+    /// libxml2 sees it: a scan of the bytes that counts `=` outside quotes between `<` and `>`
+    /// (an over-count in a script or comment errs towards refusing only what is absurd anyway).
+    static func checkAttributeCounts(_ bytes: [UInt8], path: String) throws {
+        let limit = maxAttributesPerElement
+        let tooMany: Bool = bytes.withUnsafeBufferPointer { buffer in
+            var inTag = false
+            var quote: UInt8 = 0
+            var count = 0
+            for byte in buffer {
+                if quote != 0 {
+                    if byte == quote { quote = 0 }
+                } else if !inTag {
+                    if byte == UInt8(ascii: "<") {
+                        inTag = true
+                        count = 0
+                    }
+                } else {
+                    switch byte {
+                    case UInt8(ascii: ">"): inTag = false
+                    case UInt8(ascii: "\""), UInt8(ascii: "'"): quote = byte
+                    case UInt8(ascii: "="):
+                        count += 1
+                        if count > limit { return true }
+                    default: break
+                    }
+                }
+            }
+            return false
+        }
+        if tooMany {
+            throw QuireError.limitExceeded(limit: "xml-attributes", detail: "\(path) has an element with more than \(limit) attributes")
         }
     }
 

@@ -1,4 +1,5 @@
 import QuireCore
+import Synchronization
 
 /// A namespaced name. Elements from the HTML parser get the XHTML namespace.
 public struct XMLName: Hashable, Sendable, CustomStringConvertible {
@@ -78,6 +79,51 @@ public final class XMLTree: Sendable {
 
     public var nodeCount: Int { kinds.count }
 
+    /// Each element's place among its siblings of the same local name (1-based) and how many
+    /// there are, built in one pass on first use: XPointers ask at every page's start and end, and
+    /// counting siblings each time was quadratic in a long run of paragraphs.
+    private let sameNameSiblings = Mutex<[(position: Int32, count: Int32)]?>(nil)
+
+    public func sameNameSiblingPlace(of node: NodeID) -> (position: Int, count: Int) {
+        let table = sameNameSiblings.withLock { table in
+            if let table { return table }
+            let built = buildSameNameSiblings()
+            table = built
+            return built
+        }
+        let place = table[Int(node.index)]
+        return (Int(place.position), Int(place.count))
+    }
+
+    private func buildSameNameSiblings() -> [(position: Int32, count: Int32)] {
+        struct Key: Hashable {
+            var parent: Int32
+            var name: Int32
+        }
+        var localNames: [String: Int32] = [:]
+        let localOfName = names.map { name in
+            if let index = localNames[name.local] { return index }
+            let index = Int32(localNames.count)
+            localNames[name.local] = index
+            return index
+        }
+        var counts: [Key: Int32] = [:]
+        var table = [(position: Int32, count: Int32)](repeating: (1, 1), count: kinds.count)
+        var keys = [Key?](repeating: nil, count: kinds.count)
+        // Document order visits siblings in order, so a running count is each one's position.
+        for index in kinds.indices where kinds[index] == .element {
+            let key = Key(parent: parents[index], name: localOfName[Int(payloads[index])])
+            let position = (counts[key] ?? 0) + 1
+            counts[key] = position
+            table[index].position = position
+            keys[index] = key
+        }
+        for index in kinds.indices {
+            if let key = keys[index] { table[index].count = counts[key] ?? 1 }
+        }
+        return table
+    }
+
     /// Whether any element has one of these local names (checks the interned name table only).
     public func hasElement(named locals: Set<String>) -> Bool {
         names.contains { locals.contains($0.local) }
@@ -111,6 +157,20 @@ public final class XMLTree: Sendable {
     }
 
     /// Direct children in order.
+    /// The sibling just before a node: node `i - 1` is its parent (no such sibling) or the last
+    /// descendant of that sibling, whose ancestors lead to it.
+    public func previousSibling(of node: NodeID) -> NodeID? {
+        let index = Int(node.index)
+        guard index > 0 else { return nil }
+        let parent = parents[index]
+        var candidate = Int32(index - 1)
+        while candidate >= 0, candidate != parent {
+            if parents[Int(candidate)] == parent { return NodeID(candidate) }
+            candidate = parents[Int(candidate)]
+        }
+        return nil
+    }
+
     public func childIDs(of node: NodeID) -> ChildSequence {
         let first = node.index + 1
         let hasChildren = first < subtreeEnds[Int(node.index)]
