@@ -15,7 +15,7 @@ RELEASE_BIN := .build/release/quire
 # dependency of another package. Debug builds and the test suite keep the checks.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked
 
-.PHONY: all setup build release sample demo test bench w3c-report format clean install install-files uninstall
+.PHONY: all setup build release sample demo test test-sanitize bench w3c-report format clean install install-files uninstall
 
 # `make install` puts the release binary, the bundled fonts, the man page and the shell completions
 # under $(DESTDIR)$(PREFIX). The binary finds its fonts at <its directory>/../share/quire/fonts.
@@ -66,6 +66,12 @@ test: setup
 	QUIRE_BINARY=$(abspath $(RELEASE_BIN)) bash scripts/check-example.sh
 	bash scripts/check-install.sh
 	QUIRE_BINARY=$(abspath $(RELEASE_BIN)) $(SWIFT) test --skip-build
+
+# The suite under AddressSanitizer, then ThreadSanitizer (scripts/test-sanitize.sh; not part of
+# `make test`: it takes longer than CI allows). `make test-sanitize SANITIZER=asan` runs one.
+SANITIZER ?= both
+test-sanitize: setup
+	bash scripts/test-sanitize.sh $(SANITIZER)
 
 bench: release
 	@bash scripts/bench.sh

@@ -207,6 +207,9 @@ struct BoxTreeBuilder {
     /// For the CSS report: the elements whose style asks for something their box does not draw.
     var recordsUnhonoured = false
     private(set) var unhonoured: [(node: NodeID, feature: UnhonouredFeature)] = []
+    /// Combining marks past `maxCombiningMarks` on one base were left out.
+    private(set) var droppedCombiningMarks = false
+    static let maxCombiningMarks = 30
     /// Elements nested deeper than `maxNesting` are set as the text they hold (see `appendFlattened`).
     private(set) var flattenedDeepNesting = false
     private var nesting = 0
@@ -472,6 +475,12 @@ struct BoxTreeBuilder {
                 context.lastWasSpace = true
             }
         }
+    }
+
+    static func isCombiningMark(_ unit: UInt16) -> Bool {
+        guard let scalar = Unicode.Scalar(unit) else { return false }
+        let category = scalar.properties.generalCategory
+        return category == .nonspacingMark || category == .enclosingMark
     }
 
     /// An element nested too deep for boxes of its own: its text, in document order, in the style
@@ -792,9 +801,21 @@ struct BoxTreeBuilder {
         outUnits.reserveCapacity(units.count)
         outSources.reserveCapacity(units.count)
         var lastWasSpace = context.lastWasSpace
+        var marksInRow = 0
         units.withUnsafeBufferPointer { units in
             for index in 0..<units.count {
                 let unit = units[index]
+                // Unicode's stream-safe limit: no text needs more than 30 marks on one base, and
+                // HarfBuzz's time grows with the square of a run of them (a 1 MB run never ends).
+                if unit >= 0x300 && unit < 0x3000 && Self.isCombiningMark(unit) {
+                    marksInRow += 1
+                    if marksInRow > Self.maxCombiningMarks {
+                        droppedCombiningMarks = true
+                        continue
+                    }
+                } else {
+                    marksInRow = 0
+                }
                 let isNewline = unit == 0x0A || unit == 0x0D
                 let isSpace = unit == 0x20 || unit == 0x09 || isNewline
                 if preservesNewlines && isNewline {

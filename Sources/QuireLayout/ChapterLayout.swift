@@ -282,6 +282,10 @@ public final class BookLayout: @unchecked Sendable {
         for path in builder.unlistedImages {
             warnings.append(Warning("unlisted-resource", "\(href): \(path) is not listed in the manifest, so it is not shown"))
         }
+        if builder.droppedCombiningMarks {
+            warnings.append(
+                Warning("combining-marks", "\(href): combining marks past \(BoxTreeBuilder.maxCombiningMarks) on one character were left out"))
+        }
         if builder.flattenedDeepNesting {
             warnings.append(
                 Warning("nesting-limit", "\(href): elements nested deeper than \(BoxTreeBuilder.maxNesting) are set as plain text"))

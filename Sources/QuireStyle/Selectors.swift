@@ -1,4 +1,5 @@
 import QuireXML
+import Synchronization
 
 // Selectors Level 3 plus the commonly used Level 4 pieces, matched right to left.
 
@@ -490,6 +491,65 @@ final class ElementTable {
     let id: [String?]
     let classes: [[String]]
     let language: [String?]
+    /// Places among siblings for :nth-*, built on first use (walking the siblings for every
+    /// element was quadratic in a long run of them).
+    private let nthPlaces = Mutex<NthPlaces?>(nil)
+
+    struct NthPlaces {
+        /// 1-based, among element siblings and among those of the same type, from the start and the end.
+        var child: [Int32]
+        var childFromEnd: [Int32]
+        var type: [Int32]
+        var typeFromEnd: [Int32]
+    }
+
+    /// The 1-based place of element `e` that :nth-child and its kin count.
+    func nthPlace(_ e: Int, ofType: Bool, fromEnd: Bool) -> Int {
+        let places = nthPlaces.withLock { places in
+            if let places { return places }
+            let built = buildNthPlaces()
+            places = built
+            return built
+        }
+        switch (ofType, fromEnd) {
+        case (false, false): return Int(places.child[e])
+        case (false, true): return Int(places.childFromEnd[e])
+        case (true, false): return Int(places.type[e])
+        case (true, true): return Int(places.typeFromEnd[e])
+        }
+    }
+
+    private func buildNthPlaces() -> NthPlaces {
+        struct TypeKey: Hashable {
+            var parent: Int32
+            var localName: String
+            var namespace: String
+        }
+        let n = parent.count
+        var places = NthPlaces(
+            child: .init(repeating: 0, count: n), childFromEnd: .init(repeating: 0, count: n), type: .init(repeating: 0, count: n),
+            typeFromEnd: .init(repeating: 0, count: n))
+        var children: [Int32: Int32] = [:]
+        var ofType: [TypeKey: Int32] = [:]
+        var keys = [TypeKey?](repeating: nil, count: n)
+        // Document order meets siblings in order: running counts are places from the start.
+        for e in 0..<n where tree.kind(of: NodeID(Int32(e))) == .element {
+            let count = (children[parent[e]] ?? 0) + 1
+            children[parent[e]] = count
+            places.child[e] = count
+            let key = TypeKey(parent: parent[e], localName: localName[e], namespace: namespace[e])
+            let typeCount = (ofType[key] ?? 0) + 1
+            ofType[key] = typeCount
+            places.type[e] = typeCount
+            keys[e] = key
+        }
+        for e in 0..<n {
+            guard let key = keys[e] else { continue }
+            places.childFromEnd[e] = (children[parent[e]] ?? 1) - places.child[e] + 1
+            places.typeFromEnd[e] = (ofType[key] ?? 1) - places.type[e] + 1
+        }
+        return places
+    }
 
     init(tree: XMLTree) {
         self.tree = tree
@@ -746,6 +806,10 @@ struct SelectorMatcher {
             var position = 1
             var s = fromEnd ? table.nextSibling[e] : table.previousSibling[e]
             if let of, !of.contains(where: { matches($0, element) }) { return false }
+            if of == nil {
+                position = table.nthPlace(e, ofType: ofType, fromEnd: fromEnd)
+                s = -1
+            }
             while s >= 0 {
                 if ofType {
                     if table.localName[Int(s)] == table.localName[e] && table.namespace[Int(s)] == table.namespace[e] {

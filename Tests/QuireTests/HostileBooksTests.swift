@@ -208,6 +208,9 @@ final class HostileBooksTests: XCTestCase {
                 """
             try book.write(to: url)
         },
+        Case(
+            name: "a million combining marks on one letter", expected: .rendered(warning: "combining marks"),
+            make: book(body: "<p>a" + String(repeating: "\u{301}", count: 1_000_000) + " end.</p>")),
         Case(name: "a chapter that is one 5 MB word", expected: .rendered(warning: nil), make: book(body: "<p>" + String(repeating: "a", count: 5 << 20) + "</p>")),
         // Images
         Case(name: "an image header claiming 60000×60000", expected: .rendered(warning: "limit exceeded")) { url, _ in
