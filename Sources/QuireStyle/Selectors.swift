@@ -1,5 +1,5 @@
+import QuireCore
 import QuireXML
-import Synchronization
 
 // Selectors Level 3 plus the commonly used Level 4 pieces, matched right to left.
 
@@ -493,7 +493,7 @@ final class ElementTable {
     let language: [String?]
     /// Places among siblings for :nth-*, built on first use (walking the siblings for every
     /// element was quadratic in a long run of them).
-    private let nthPlaces = Mutex<NthPlaces?>(nil)
+    private let nthPlaces = LockedValue<NthPlaces?>(nil)
 
     struct NthPlaces {
         /// 1-based, among element siblings and among those of the same type, from the start and the end.

@@ -1,6 +1,5 @@
 import QuireCore
 import QuireXML
-import Synchronization
 
 /// What the reader chose in the reading app. These beat the book's styles, the way reading apps do,
 /// while keeping the book's structure (see `Cascade.swift` for exactly how).
@@ -146,11 +145,11 @@ public final class StyleEngine: Sendable {
     }
 
     /// Parsed stylesheets shared by the documents of a book (War and Peace links one sheet 393 times).
-    private let sheetCache = Mutex<[SheetKey: StyleSheet]>([:])
+    private let sheetCache = LockedValue<[SheetKey: StyleSheet]>([:])
     static let maxCachedSheets = 256
     /// Rule indexes by the sheets (and origins) they were built from: a book's chapters mostly link
     /// the same sheets, and building the index was a few percent of layout.
-    private let indexCache = Mutex<[[IndexKey]: RuleIndex]>([:])
+    private let indexCache = LockedValue<[[IndexKey]: RuleIndex]>([:])
     static let maxCachedIndexes = 64
 
     static let userAgentSheet: StyleSheet = {

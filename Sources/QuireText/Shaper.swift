@@ -1,6 +1,5 @@
 import CHarfBuzz
 import Glibc
-import Synchronization
 import QuireStyle
 import QuireCore
 
@@ -65,7 +64,7 @@ public struct ShapingParameters: Hashable, Sendable {
 /// the same words twice. A worker asks here only when its own table misses; a width is a pure
 /// function of its key, so what is found here never depends on which worker measured it first.
 public final class SharedShaping: Sendable {
-    private let registry = Mutex<(ids: [ShapingParameters: Int], list: [ShapingParameters])>(([:], []))
+    private let registry = LockedValue<(ids: [ShapingParameters: Int], list: [ShapingParameters])>(([:], []))
     /// The widths in shards: every worker asks here for each word its recent widths miss, and one
     /// lock made them queue (a `Mutex` takes the kernel's PI slow path when contended).
     private let widths = Shards(count: 8) { WidthTable(part: 8) }

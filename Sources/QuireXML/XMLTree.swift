@@ -1,5 +1,4 @@
 import QuireCore
-import Synchronization
 
 /// A namespaced name. Elements from the HTML parser get the XHTML namespace.
 public struct XMLName: Hashable, Sendable, CustomStringConvertible {
@@ -82,7 +81,7 @@ public final class XMLTree: Sendable {
     /// Each element's place among its siblings of the same local name (1-based) and how many
     /// there are, built in one pass on first use: XPointers ask at every page's start and end, and
     /// counting siblings each time was quadratic in a long run of paragraphs.
-    private let sameNameSiblings = Mutex<[(position: Int32, count: Int32)]?>(nil)
+    private let sameNameSiblings = LockedValue<[(position: Int32, count: Int32)]?>(nil)
 
     public func sameNameSiblingPlace(of node: NodeID) -> (position: Int, count: Int) {
         let table = sameNameSiblings.withLock { table in
