@@ -1,0 +1,31 @@
+import Foundation
+import QuireContainer
+import QuireCore
+import QuireDocument
+import QuireImages
+import QuireLayout
+import QuirePositions
+import QuireStyle
+import XCTest
+
+/// Inputs the fuzz targets (Fuzz/, `make fuzz`) found crashing, minimised. Each must now be read
+/// or refused with a `QuireError`, never trap.
+final class FuzzRegressionTests: XCTestCase {
+    /// An ISO BMFF box: big-endian size, type, body.
+    static func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        let size = UInt32(8 + body.count)
+        return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + body
+    }
+
+    /// FuzzImages: an AVIF `ispe` of 0xFFFFFFFF × 0xFFFFFFFF overflowed Int comparing its area.
+    func testAVIFHugeImageSpatialExtents() throws {
+        let ispe = Self.box("ispe", [0, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0xFF] + [0xFF, 0xFF, 0xFF, 0xFF])
+        let smaller = Self.box("ispe", [0, 0, 0, 0] + [0, 0, 0, 2] + [0, 0, 0, 2])
+        let meta = Self.box("meta", [0, 0, 0, 0] + Self.box("iprp", Self.box("ipco", smaller + ispe)))
+        let bytes = Self.box("ftyp", Array("avifmif1".utf8)) + meta
+        XCTAssertEqual(ImageFormat.sniff(bytes), .avif)
+        XCTAssertThrowsError(try ImageInfo.measure(bytes)) { error in
+            XCTAssertEqual((error as? QuireError)?.kind, "limit-exceeded", "\(error)")
+        }
+    }
+}
