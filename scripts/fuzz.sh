@@ -34,6 +34,12 @@ for target in "${targets[@]}"; do
 done
 bin=$(QUIRE_FUZZ=1 "$swift" build --scratch-path "$scratch" "${flags[@]}" --show-bin-path)
 
+# Swift's own crash handler would read the crashed process's memory under ASan (a second, bogus
+# report): libFuzzer and ASan print the stack instead.
+export SWIFT_BACKTRACE=enable=no
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/Fuzz/lsan.supp:print_suppressions=0}
+
 # Seeds made from the samples (not kept in git: they follow Samples/).
 generated=Fuzz/Corpus/.seeds
 rm -rf "$generated"
@@ -60,14 +66,12 @@ done
 cp Fuzz/Seeds/FuzzXHTML/* "$generated/FuzzLayout/"
 # The positions target writes its book's map and the CFIs, XPointers and Locators of its pages.
 : >"$generated/empty"
-QUIRE_FUZZ_SEEDS="$generated/FuzzPositions" "$bin/FuzzPositions" "$generated/empty" >/dev/null 2>&1
+QUIRE_FUZZ_SEEDS="$generated/FuzzPositions" "$bin/FuzzPositions" "$generated/empty" >"$generated/FuzzPositions.log" 2>&1 || {
+  echo "fuzz: FuzzPositions failed making its seeds (see $generated/FuzzPositions.log)" >&2
+  exit 1
+}
 rm "$generated/empty"
 
-# Swift's own crash handler would read the crashed process's memory under ASan (a second, bogus
-# report): libFuzzer and ASan print the stack instead.
-export SWIFT_BACKTRACE=enable=no
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/Fuzz/lsan.supp:print_suppressions=0}
 summary=()
 failed=0
 for target in "${targets[@]}"; do

@@ -65,8 +65,13 @@ public enum Fuzz {
         var error: Int32 = 0
         guard let archive = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &error) else { fatalError("zip_open \(error)") }
         for entry in entries {
-            let buffer = malloc(max(entry.data.count, 1))!
-            entry.data.withUnsafeBytes { if let base = $0.baseAddress { memcpy(buffer, base, entry.data.count) } }
+            // libzip frees the copy with the source; an empty entry has none (libzip would not free it).
+            var buffer: UnsafeMutableRawPointer? = nil
+            if !entry.data.isEmpty {
+                let copy = malloc(entry.data.count)!
+                entry.data.withUnsafeBytes { _ = memcpy(copy, $0.baseAddress!, $0.count) }
+                buffer = copy
+            }
             guard let source = zip_source_buffer(archive, buffer, zip_uint64_t(entry.data.count), 1) else { fatalError("zip_source_buffer") }
             let index = zip_file_add(archive, entry.name, source, zip_flags_t(ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE))
             guard index >= 0 else {
