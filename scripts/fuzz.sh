@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]        (make fuzz SECONDS=600 TARGETS="FuzzCSS FuzzImages")
 #
 # Each target starts from its seed corpus (Fuzz/Seeds/TARGET, plus what this script makes from
-# Samples/) and keeps what it finds in Fuzz/Corpus/TARGET, so a later run goes on from there.
+# Samples/ and, when it is there, the test corpus: scripts/fuzz-corpus-seeds.py) and keeps what it finds in Fuzz/Corpus/TARGET, so a later run goes on from there.
 # Crashes, leaks, timeouts and out-of-memory inputs are written to Fuzz/Artifacts/TARGET/, the
 # whole libFuzzer output to Fuzz/Artifacts/TARGET.log. Prints one line per target (seconds, runs,
 # exec/s, coverage, finding) and exits 1 if any target found anything.
@@ -13,6 +13,8 @@
 # follows it), far above what a tiny input needs; the targets keep books under Fuzz.limits.
 set -euo pipefail
 
+# All in a function, read whole before it runs: the script can be edited while it fuzzes.
+main() {
 seconds=${1:-60}
 shift || true
 all_targets=(FuzzContainer FuzzXHTML FuzzCSS FuzzPositions FuzzImages FuzzLayout)
@@ -64,6 +66,11 @@ for book in quire-sample quire-scripts; do
   cp "$source"/images/* "$generated/FuzzImages/"
 done
 cp Fuzz/Seeds/FuzzXHTML/* "$generated/FuzzLayout/"
+# The test corpus, when it is there (as the tests find it): its small books and the files in them.
+corpus_dir=${QUIRE_CORPUS:-$root/../shared/corpus}
+if [ -f "$corpus_dir/MANIFEST.md" ]; then
+  echo "== seeds from the test corpus $corpus_dir: $(python3 scripts/fuzz-corpus-seeds.py "$corpus_dir" "$generated")"
+fi
 # The positions target writes its book's map and the CFIs, XPointers and Locators of its pages.
 : >"$generated/empty"
 QUIRE_FUZZ_SEEDS="$generated/FuzzPositions" "$bin/FuzzPositions" "$generated/empty" >"$generated/FuzzPositions.log" 2>&1 || {
@@ -105,4 +112,7 @@ done
 
 echo "== summary"
 printf '%s\n' "${summary[@]}"
-exit "$failed"
+return "$failed"
+}
+
+main "$@"
