@@ -28,4 +28,22 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertEqual((error as? QuireError)?.kind, "limit-exceeded", "\(error)")
         }
     }
+
+    /// FuzzPositions (a hostile positions.json, as `quire locate` reads one): a spine item listed
+    /// twice trapped building the map's index (Dictionary(uniqueKeysWithValues:)).
+    func testPositionMapListingASpineItemTwice() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("book.epub")
+        try TestBook().write(to: url)
+        let (layout, result) = try LayoutTests.layout(url.path)
+        var map = PositionMap(layout: layout, result: result, identity: try .of(file: url.path), profileName: nil, withImages: false)
+        let first = try XCTUnwrap(map.spine?.first)
+        var copy = first
+        copy.firstPage = 99
+        map.spine?.append(copy)
+        let index = MapIndex(map: try PositionMap(bytes: map.serializedBytes()))
+        XCTAssertEqual(index.chapter(spineIndex: first.index)?.firstPage, first.firstPage)
+        XCTAssertEqual(try index.page(of: Position(spineIndex: first.index, offset: 0)), 1)
+    }
 }
