@@ -87,8 +87,18 @@ for target in "${targets[@]}"; do
   log=Fuzz/Artifacts/$target.log
   mkdir -p "$corpus" "$artifacts"
   echo "== $target: ${seconds}s (log $log)"
+  # Words of the text formats (Fuzz/Dictionaries): the layout target takes both.
+  dictionary=()
+  case $target in
+    FuzzCSS) dictionary=(-dict=Fuzz/Dictionaries/css.dict) ;;
+    FuzzXHTML) dictionary=(-dict=Fuzz/Dictionaries/xhtml.dict) ;;
+    FuzzLayout)
+      cat Fuzz/Dictionaries/css.dict Fuzz/Dictionaries/xhtml.dict >"$generated/layout.dict"
+      dictionary=(-dict="$generated/layout.dict")
+      ;;
+  esac
   status=0
-  "$bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${dictionary[@]}" \
     -artifact_prefix="$artifacts/" "$corpus" "Fuzz/Seeds/$target" "$generated/$target" >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
