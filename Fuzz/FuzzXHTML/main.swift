@@ -7,8 +7,8 @@ import QuireXML
 
 // The XHTML parse to the box tree: the input is a content document, parsed as XHTML (falling back
 // to the HTML parser when it is not well-formed, as books are read), styled by its own <style>
-// blocks and attributes, built into the flow tree, and given its text positions, crengine's text
-// model, and a CFI and an XPointer at a few offsets, read back.
+// blocks and attributes (at the reference page crengine's model is read at), built into the flow tree, and given its text positions, crengine's text
+// model, and a CFI and an XPointer at a dozen offsets, which must read back to them.
 
 @_cdecl("FuzzXHTML_main")
 func fuzzMain(_ argc: CInt, _ argv: Fuzz.Argv) -> CInt { Fuzz.main(argc, argv, fuzz) }
@@ -19,17 +19,38 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let path = "OEBPS/text/ch1.xhtml"
     guard let document = try? ContentDocument.parse(bytes, path: path, limits: Fuzz.limits) else { return 0 }
     let styles = StyleEngine().computeStyles(
-        document: document.tree, documentPath: path, environment: StyleEnvironment(viewportWidth: 300, viewportHeight: 400),
+        document: document.tree, documentPath: path, environment: .reference,
         loadResource: { _ in nil })
     var builder = BoxTreeBuilder(document: document, styles: styles)
     _ = builder.build()
     let text = DocumentText(document)
     let model = CrengineText(text, styles: CrengineStyle.of(document.tree, styles: styles))
-    for offset in Set([0, text.length / 3, text.length / 2, text.length]) {
+    // Generating and resolving are inverse (as PositionTests has it): a CFI comes back to its
+    // offset exactly, an XPointer to it or past white space crengine collapsed.
+    let step = max(1, text.length / 12)
+    for offset in Set(Array(stride(from: 0, through: text.length, by: step)) + [text.length]) {
         let cfi = CFI.make(spineStep: 6, spineIndex: 0, itemrefID: "c1", text: text, offset: offset)
-        if let parsed = try? CFI.parse(cfi) { _ = try? CFI.offset(of: parsed, in: text) }
+        do {
+            let back = try CFI.offset(of: CFI.parse(cfi), in: text)
+            if back != offset { fatalError("\(cfi) made at offset \(offset) resolves to \(back)") }
+        } catch {
+            fatalError("\(cfi) made at offset \(offset) does not resolve: \(error)")
+        }
         let xpointer = XPointer.make(spineIndex: 0, fragmentCount: 1, text: text, model: model, offset: offset)
-        if let parsed = try? XPointer.parse(xpointer) { _ = try? XPointer.offset(of: parsed, in: text, model: model) }
+        guard let model else {
+            _ = try? XPointer.offset(of: XPointer.parse(xpointer), in: text, model: nil)
+            continue
+        }
+        do {
+            let back = try XPointer.offset(of: XPointer.parse(xpointer), in: text, model: model)
+            func blank(_ units: ArraySlice<UInt16>) -> Bool { String(decoding: units, as: UTF16.self).allSatisfy(\.isWhitespace) }
+            // In white space at the very end, nothing is kept after it: the end of the last text kept.
+            guard (0...text.length).contains(back),
+                back >= offset ? blank(text.units[offset..<back]) : blank(text.units[back...])
+            else { fatalError("\(xpointer) made at offset \(offset) resolves to \(back)") }
+        } catch {
+            fatalError("\(xpointer) made at offset \(offset) does not resolve: \(error)")
+        }
     }
     return 0
 }
