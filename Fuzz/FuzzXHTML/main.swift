@@ -8,7 +8,8 @@ import QuireXML
 // The XHTML parse to the box tree: the input is a content document, parsed as XHTML (falling back
 // to the HTML parser when it is not well-formed, as books are read), styled by its own <style>
 // blocks and attributes (at the reference page crengine's model is read at), built into the flow tree, and given its text positions, crengine's text
-// model, and a CFI and an XPointer at a dozen offsets, which must read back to them.
+// model, and a CFI and an XPointer at a dozen offsets, which must read back to them (the XPointer
+// to the next character crengine keeps).
 
 @_cdecl("FuzzXHTML_main")
 func fuzzMain(_ argc: CInt, _ argv: Fuzz.Argv) -> CInt { Fuzz.main(argc, argv, fuzz) }
@@ -26,7 +27,7 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = DocumentText(document)
     let model = CrengineText(text, styles: CrengineStyle.of(document.tree, styles: styles))
     // Generating and resolving are inverse (as PositionTests has it): a CFI comes back to its
-    // offset exactly, an XPointer to it or past white space crengine collapsed.
+    // offset exactly, an XPointer to the first character crengine keeps at or after it.
     let step = max(1, text.length / 12)
     for offset in Set(Array(stride(from: 0, through: text.length, by: step)) + [text.length]) {
         let cfi = CFI.make(spineStep: 6, spineIndex: 0, itemrefID: "c1", text: text, offset: offset)
@@ -43,11 +44,14 @@ func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
         do {
             let back = try XPointer.offset(of: XPointer.parse(xpointer), in: text, model: model)
-            func blank(_ units: ArraySlice<UInt16>) -> Bool { String(decoding: units, as: UTF16.self).allSatisfy(\.isWhitespace) }
-            // In white space at the very end, nothing is kept after it: the end of the last text kept.
-            guard (0...text.length).contains(back),
-                back >= offset ? blank(text.units[offset..<back]) : blank(text.units[back...])
-            else { fatalError("\(xpointer) made at offset \(offset) resolves to \(back)") }
+            // Forward to the next character crengine keeps (in white space at the very end, back to
+            // the end of the last text it keeps), a position whose own XPointer comes back to it.
+            let again = XPointer.make(spineIndex: 0, fragmentCount: 1, text: text, model: model, offset: back)
+            let returns = try XPointer.offset(of: XPointer.parse(again), in: text, model: model)
+            let blankEnd = (0...offset).contains(back) && String(decoding: text.units[back...], as: UTF16.self).allSatisfy(\.isWhitespace)
+            guard back >= offset || blankEnd, back <= text.length, returns == back else {
+                fatalError("\(xpointer) made at offset \(offset) resolves to \(back), whose XPointer \(again) resolves to \(returns)")
+            }
         } catch {
             fatalError("\(xpointer) made at offset \(offset) does not resolve: \(error)")
         }
