@@ -46,4 +46,20 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(index.chapter(spineIndex: first.index)?.firstPage, first.firstPage)
         XCTAssertEqual(try index.page(of: Position(spineIndex: first.index, offset: 0)), 1)
     }
+
+    /// FuzzLayout (minimised to `<l lang><body><`): text in lang="" (language unknown) trapped in
+    /// the shaper, which force-unwrapped HarfBuzz's language for the empty tag (NULL).
+    func testLayoutOfTextWithAnEmptyLanguage() throws {
+        let xhtml = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head><title>T</title></head>
+            <body><p lang="">Text in no language.</p><p xml:lang="">More.</p></body></html>
+            """
+        for chapter in [xhtml, "<l lang><body><"] {
+            let (_, layout) = try LayoutTests.layoutChapter(chapter)
+            XCTAssertFalse(layout.pages.isEmpty)
+        }
+        let (_, layout) = try LayoutTests.layoutChapter(xhtml)
+        XCTAssertEqual(layout.textLength, "Text in no language.More.".utf16.count)
+    }
 }
