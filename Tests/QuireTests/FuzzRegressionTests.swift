@@ -62,4 +62,23 @@ final class FuzzRegressionTests: XCTestCase {
         let (_, layout) = try LayoutTests.layoutChapter(xhtml)
         XCTAssertEqual(layout.textLength, "Text in no language.More.".utf16.count)
     }
+
+    /// FuzzXHTML (a CFI made at an offset must resolve to it): an element id holding ";" is written
+    /// escaped (`^;`) in the CFI's assertion, but the parser cut the id there, so the assertion
+    /// failed and the CFI Quire wrote did not resolve.
+    func testCFIAssertionOfAnIdWithASemicolon() throws {
+        XCTAssertEqual(try CFI.parse("epubcfi(/6/4!/4/2[a^;b^,c^]d;s=b]/1:0)").contentSteps[1].assertion, "a;b,c]d")
+        let xhtml = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>T</title></head>
+            <body><p id="a;b,c[d]^e">one</p><p id="x;y">two</p></body></html>
+            """
+        let text = DocumentText(try ContentDocument.parse(Array(xhtml.utf8), path: "c.xhtml"))
+        for offset in 0...text.length {
+            let cfi = CFI.make(spineStep: 6, spineIndex: 0, itemrefID: "c;1", text: text, offset: offset)
+            let path = try CFI.parse(cfi)
+            XCTAssertEqual(try CFI.offset(of: path, in: text), offset, cfi)
+            XCTAssertEqual(try CFI.spineIndex(of: path, spineStep: 6, itemrefIDs: ["c;1"]), 0, cfi)
+        }
+    }
 }
