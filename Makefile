@@ -15,7 +15,7 @@ RELEASE_BIN := .build/release/quire
 # dependency of another package. Debug builds and the test suite keep the checks.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -enforce-exclusivity=unchecked
 
-.PHONY: all setup build release sample demo test test-sanitize bench w3c-report format clean install install-files uninstall
+.PHONY: all setup build release sample demo test test-sanitize bench fuzz w3c-report format clean install install-files uninstall
 
 # `make install` puts the release binary, the bundled fonts, the man page and the shell completions
 # under $(DESTDIR)$(PREFIX). The binary finds its fonts at <its directory>/../share/quire/fonts.
@@ -76,6 +76,13 @@ test-sanitize: setup
 bench: release
 	@bash scripts/bench.sh
 
+# libFuzzer targets (Fuzz/): each runs SECONDS (default 60) from its seed corpus, one at a time;
+# fails if any found a crash, leak, timeout or out-of-memory input (Fuzz/Artifacts/). TARGETS picks some.
+SECONDS ?= 60
+TARGETS ?=
+fuzz: setup
+	@bash scripts/fuzz.sh $(SECONDS) $(TARGETS)
+
 # The W3C reading-system suite: verdicts, contact sheets and the 18 systems' results (build/w3c-report/).
 w3c-report: release
 	@bash scripts/w3c-report.sh build/w3c-report
@@ -84,7 +91,7 @@ format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
 
 clean:
-	rm -rf .build $(BUILD_DIR)
+	rm -rf .build .build-fuzz $(BUILD_DIR)
 
 # The files are installed by a second make once the release build is done (safe under make -j).
 install: release

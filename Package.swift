@@ -118,3 +118,27 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/, `make fuzz`), seen only when QUIRE_FUZZ is set: scripts/fuzz.sh builds
+// them with -sanitize=fuzzer,address and -enable-testing (they reach internal parsers through
+// @testable import), so ordinary builds and tests never compile them.
+if Context.environment["QUIRE_FUZZ"] != nil {
+    package.targets += [
+        .target(name: "CFuzzSupport", path: "Fuzz/CSupport"),
+        .target(name: "FuzzSupport", dependencies: ["QuireCore", "CZip", "CFuzzSupport"], path: "Fuzz/Support"),
+    ]
+    let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzContainer", ["QuireContainer"]),
+        ("FuzzXHTML", ["QuireXML", "QuireDocument", "QuireStyle", "QuireLayout"]),
+        ("FuzzCSS", ["QuireXML", "QuireStyle"]),
+        ("FuzzPositions", ["QuireContainer", "QuireDocument", "QuirePositions"]),
+        ("FuzzImages", ["QuireImages"]),
+        ("FuzzLayout", ["QuireContainer", "QuireLayout", "QuireText"]),
+    ]
+    for fuzzer in fuzzers {
+        package.targets.append(
+            .executableTarget(
+                name: fuzzer.name, dependencies: ["FuzzSupport", "QuireCore"] + fuzzer.dependencies, path: "Fuzz/\(fuzzer.name)"))
+        package.products.append(.executable(name: fuzzer.name, targets: [fuzzer.name]))
+    }
+}

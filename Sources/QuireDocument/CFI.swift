@@ -193,8 +193,9 @@ public enum CFI {
                 guard let number = readNumber() else { throw QuireError.unresolvable("a CFI step needs a number") }
                 var assertion: String?
                 if index < characters.count && characters[index] == "[" {
-                    let content = try readBracket()
-                    assertion = content.split(separator: ";").first.map(String.init)
+                    // The parameters (`;s=…`) are apart already; splitting the unescaped value at ";"
+                    // again cut an id holding an escaped `^;`.
+                    assertion = try readBracket()
                 }
                 steps.append(Step(index: number, assertion: assertion))
             } else if character == ":" {

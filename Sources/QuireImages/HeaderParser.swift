@@ -220,8 +220,9 @@ enum HeaderParser {
                 case "meta": walk(offset + header + 4, offset + size, depth: depth + 1)
                 case "iprp", "ipco": walk(offset + header, offset + size, depth: depth + 1)
                 case "ispe":
+                    // Areas as UInt64: two 32-bit sides can overflow Int.
                     if let w = readBE32(b, offset + header + 4), let h = readBE32(b, offset + header + 8),
-                        Int(w) * Int(h) > (best.map { $0.0 * $0.1 } ?? 0)
+                        UInt64(w) * UInt64(h) > (best.map { UInt64($0.0) * UInt64($0.1) } ?? 0)
                     {
                         best = (Int(w), Int(h))
                     }

@@ -46,7 +46,8 @@ public final class MapIndex: Sendable {
                 spineIndex: entry.index, href: entry.href, path: entry.path, itemref: entry.itemref, firstPage: entry.firstPage,
                 pageCount: entry.pageCount, length: entry.length)
         }
-        chapterBySpine = Dictionary(uniqueKeysWithValues: chapters.enumerated().map { ($1.spineIndex, $0) })
+        // A map edited by hand may list a spine item twice (uniqueKeysWithValues trapped): the first counts.
+        chapterBySpine = Dictionary(chapters.enumerated().map { ($1.spineIndex, $0) }, uniquingKeysWith: { first, _ in first })
         // A PDF's pages have no text positions: they all start at 0 of item 0, as they always did.
         pageStarts = map.pages.map { page in page.text.map { Position(spineIndex: $0.spineIndex, offset: $0.start.offset) } ?? Position(spineIndex: 0, offset: 0) }
         let pageEnds = map.pages.map { $0.text?.end.offset ?? 0 }

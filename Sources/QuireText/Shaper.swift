@@ -364,7 +364,8 @@ public final class Shaper {
         // The face stays alive with the book's shared parameters, so its pointers may be kept.
         let parameters = parameters(id)
         let settings = HarfBuzzSettings(
-            language: parameters.language.map { hb_language_from_string($0, -1) },
+            // lang="" (language unknown) has no HarfBuzz language: NULL, which map force-unwrapped.
+            language: parameters.language.flatMap { hb_language_from_string($0, -1) },
             features: parameters.features.map { feature in
                 hb_feature_t(tag: hb_tag_from_string(feature.tag, -1), value: feature.value, start: 0, end: UInt32.max)
             },
