@@ -76,12 +76,14 @@ test-sanitize: setup
 bench: release
 	@bash scripts/bench.sh
 
-# libFuzzer targets (Fuzz/): each runs SECONDS (default 60) from its seed corpus, one at a time;
-# fails if any found a crash, leak, timeout or out-of-memory input (Fuzz/Artifacts/). TARGETS picks some.
+# libFuzzer targets (Fuzz/): each runs SECONDS (default 60) from its seed corpus, PARALLEL at a time
+# (default 1); fails if any found a crash, leak, timeout or out-of-memory input (Fuzz/Artifacts/).
+# TARGETS picks some.
 SECONDS ?= 60
 TARGETS ?=
+PARALLEL ?= 1
 fuzz: setup
-	@bash scripts/fuzz.sh $(SECONDS) $(TARGETS)
+	@PARALLEL=$(PARALLEL) bash scripts/fuzz.sh $(SECONDS) $(TARGETS)
 
 # The W3C reading-system suite: verdicts, contact sheets and the 18 systems' results (build/w3c-report/).
 w3c-report: release

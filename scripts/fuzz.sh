@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets (Fuzz/) and runs each for SECONDS, one after another.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]        (make fuzz SECONDS=600 TARGETS="FuzzCSS FuzzImages")
+#   PARALLEL=2 scripts/fuzz.sh 600               (two targets at a time, one core each)
 #
 # Each target starts from its seed corpus (Fuzz/Seeds/TARGET, plus what this script makes from
 # Samples/ and, when it is there, the test corpus: scripts/fuzz-corpus-seeds.py) and keeps what it finds in Fuzz/Corpus/TARGET, so a later run goes on from there.
@@ -17,6 +18,8 @@ set -euo pipefail
 main() {
 seconds=${1:-60}
 shift || true
+parallel=${PARALLEL:-1}
+case "$parallel" in '' | *[!0-9]* | 0) echo "fuzz: PARALLEL must be a whole number of at least 1, not '$parallel'" >&2; exit 2 ;; esac
 all_targets=(FuzzContainer FuzzXHTML FuzzCSS FuzzPositions FuzzImages FuzzLayout)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
@@ -79,16 +82,17 @@ QUIRE_FUZZ_SEEDS="$generated/FuzzPositions" "$bin/FuzzPositions" "$generated/emp
 }
 rm "$generated/empty"
 
-summary=()
-failed=0
-for target in "${targets[@]}"; do
+# One target's run: its summary line goes to $generated/TARGET.summary, so targets can run side by
+# side (PARALLEL) and still be reported in their order.
+fuzz_one() {
+  local target=$1 corpus artifacts log status runs rate took cov finding artifact
+  local dictionary=()
   corpus=Fuzz/Corpus/$target
   artifacts=Fuzz/Artifacts/$target
   log=Fuzz/Artifacts/$target.log
   mkdir -p "$corpus" "$artifacts"
   echo "== $target: ${seconds}s (log $log)"
   # Words of the text formats (Fuzz/Dictionaries): the layout target takes both.
-  dictionary=()
   case $target in
     FuzzCSS) dictionary=(-dict=Fuzz/Dictionaries/css.dict) ;;
     FuzzXHTML) dictionary=(-dict=Fuzz/Dictionaries/xhtml.dict) ;;
@@ -97,9 +101,12 @@ for target in "${targets[@]}"; do
       dictionary=(-dict="$generated/layout.dict")
       ;;
   esac
+  # Hand-made seeds where the target has them (git keeps no empty folder).
+  local seeds=()
+  [ -d "Fuzz/Seeds/$target" ] && seeds=("Fuzz/Seeds/$target")
   status=0
   "$bin/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "${dictionary[@]}" \
-    -artifact_prefix="$artifacts/" "$corpus" "Fuzz/Seeds/$target" "$generated/$target" >"$log" 2>&1 || status=$?
+    -artifact_prefix="$artifacts/" "$corpus" "${seeds[@]}" "$generated/$target" >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   took=$(sed -n 's/.*Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
@@ -112,12 +119,28 @@ for target in "${targets[@]}"; do
   elif [ "$status" -ne 0 ]; then finding="exit $status"
   fi
   if [ "$finding" != none ]; then
-    failed=1
     artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
     finding="$finding ${artifact:-(no artifact: see the log)}"
   fi
-  summary+=("$(printf '%-14s %5ss %11s runs %8s exec/s  %-20s %s' "$target" "${took:-?}" "${runs:-?}" "${rate:-?}" "${cov:-cov: ?}" "$finding")")
-  echo "${summary[-1]}"
+  printf '%-14s %5ss %11s runs %8s exec/s  %-20s %s\n' "$target" "${took:-?}" "${runs:-?}" "${rate:-?}" "${cov:-cov: ?}" "$finding" \
+    | tee "$generated/$target.summary"
+}
+
+# PARALLEL targets at once (default 1): each libFuzzer process uses one core.
+running=0
+for target in "${targets[@]}"; do
+  if [ "$running" -ge "$parallel" ]; then wait -n || true; running=$((running - 1)); fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait || true
+
+summary=()
+failed=0
+for target in "${targets[@]}"; do
+  line=$(cat "$generated/$target.summary" 2>/dev/null || printf '%-14s did not report' "$target")
+  summary+=("$line")
+  case $line in *" none") ;; *) failed=1 ;; esac
 done
 
 echo "== summary"

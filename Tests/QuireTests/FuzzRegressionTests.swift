@@ -81,4 +81,34 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertEqual(try CFI.spineIndex(of: path, spineStep: 6, itemrefIDs: ["c;1"]), 0, cfi)
         }
     }
+
+    /// FuzzXHTML (an XPointer made at an offset names the first character crengine keeps at or
+    /// after it): text after the last node crengine keeps (here stray text in a `tbody`, which
+    /// crengine's DOM refuses) has no such character, so its XPointer names the end of the last
+    /// kept text: the same place for every offset there, before it, never an error or a guess.
+    func testXPointerAfterTheLastTextCrengineKeeps() throws {
+        let xhtml = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>T</title></head>
+            <body><table><tbody><tr><td>one</td><td>two</td></tr>
+            stray </tbody></table></body></html>
+            """
+        let document = try ContentDocument.parse(Array(xhtml.utf8), path: "c.xhtml")
+        let text = DocumentText(document)
+        let model = try XCTUnwrap(CrengineText(text, styles: CrengineStyle.of(document) { _ in nil }))
+        let lastKept = try XCTUnwrap(model.nodes.last).end
+        let whole = String(decoding: text.units, as: UTF16.self)
+        let stray = try XCTUnwrap(whole.range(of: "stray"), "Quire keeps the stray text")
+        XCTAssertGreaterThanOrEqual(whole.utf16.distance(from: whole.startIndex, to: stray.lowerBound), lastKept, "crengine does not")
+        for offset in 0...text.length {
+            let pointer = XPointer.make(spineIndex: 0, fragmentCount: 1, text: text, model: model, offset: offset)
+            let back = try XPointer.offset(of: XPointer.parse(pointer), in: text, model: model)
+            if offset > lastKept {
+                XCTAssertEqual(back, lastKept, "\(offset): \(pointer)")
+                XCTAssertTrue(pointer.hasSuffix("td[2]/text().3"), pointer)
+            } else {
+                XCTAssertGreaterThanOrEqual(back, offset, pointer)
+            }
+        }
+    }
 }
