@@ -16,45 +16,57 @@ MD="$CORPUS/standardebooks/herman-melville_moby-dick.epub"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-# One timed run: prints "seconds peak_kb". Wall time from bash's microsecond clock (GNU time's %e
-# has 10 ms steps, 7% of a 0.15 s run); peak RSS from GNU time.
+# One timed run: prints "wall_seconds cpu_seconds peak_kb". Wall time from bash's microsecond clock
+# (GNU time's %e has 10 ms steps, 7% of a 0.15 s run); CPU time (user+sys, the process and its
+# children) and peak RSS from GNU time. CPU is what a server busy with a book per core pays.
 measure() {
   local start end
   start=$EPOCHREALTIME
-  /usr/bin/time -f "%M" -o "$WORK/time" "$@" >/dev/null 2>&1
+  /usr/bin/time -f "%U %S %M" -o "$WORK/time" "$@" >/dev/null 2>&1
   end=$EPOCHREALTIME
-  echo "$(echo "$end - $start" | bc -l) $(cat "$WORK/time")"
+  read -r user sys peak <"$WORK/time"
+  echo "$(echo "$end - $start" | bc -l) $(echo "$user + $sys" | bc -l) $peak"
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # Same geometry for both: a 600×800 pt page at 96 dpi (800×1067 px), 12 pt text, 36 pt margins (MuPDF's).
 QUIRE_GEOMETRY=(--size 800x1067 --dpi 96 --font-size 12 --margin 36)
 
+# compare LABEL RUNS QUIRE_COMMAND MUPDF_COMMAND: alternating runs, the median of each measure, and
+# Quire's ratio to MuPDF for each (below 1: Quire takes less).
 compare() {
-  local label="$1" runs="$2"; shift 2
-  local quire_cmd mupdf_cmd
-  quire_cmd="$1"; mupdf_cmd="$2"
+  local label="$1" runs="$2" quire_cmd="$3" mupdf_cmd="$4"
   : >"$WORK/q"; : >"$WORK/m"
   for _ in $(seq "$runs"); do
     measure bash -c "$quire_cmd" >>"$WORK/q"
     measure bash -c "$mupdf_cmd" >>"$WORK/m"
   done
-  local qt qm mt mm
-  qt=$(cut -d' ' -f1 "$WORK/q" | median); qm=$(cut -d' ' -f2 "$WORK/q" | median)
-  mt=$(cut -d' ' -f1 "$WORK/m" | median); mm=$(cut -d' ' -f2 "$WORK/m" | median)
-  printf "%-44s quire %7.3f s %7d KB | mupdf %7.3f s %7d KB | time ratio %.2f, RSS ratio %.2f\n" \
-    "$label" "$qt" "$qm" "$mt" "$mm" "$(echo "$qt / $mt" | bc -l)" "$(echo "$qm / $mm" | bc -l)"
+  local qw qc qm mw mc mm
+  qw=$(cut -d' ' -f1 "$WORK/q" | median); qc=$(cut -d' ' -f2 "$WORK/q" | median); qm=$(cut -d' ' -f3 "$WORK/q" | median)
+  mw=$(cut -d' ' -f1 "$WORK/m" | median); mc=$(cut -d' ' -f2 "$WORK/m" | median); mm=$(cut -d' ' -f3 "$WORK/m" | median)
+  printf "%-34s quire %6.3f s wall %6.3f s CPU %7d KB | mupdf %6.3f s wall %6.3f s CPU %7d KB | ratio wall %.2f CPU %.2f RSS %.2f\n" \
+    "$label" "$qw" "$qc" "$qm" "$mw" "$mc" "$mm" \
+    "$(echo "$qw / $mw" | bc -l)" "$(echo "$qc / $mc" | bc -l)" "$(echo "$qm / $mm" | bc -l)"
 }
 
-echo "== layout without painting (median of $RUNS alternating runs)"
+# The same work on both sides: MuPDF lays out the whole book and produces its last page only
+# (page "N": text of one page, so its cost is the layout); Quire lays out the whole book and writes
+# the map. Quire once on one thread (the CPU a server busy with a book per core pays) and once at
+# its default (every core: the wall time a single user waits).
+echo "== layout without painting: MuPDF's last page only (median of $RUNS alternating runs)"
 for book in "$WP" "$MD"; do
-  compare "layout $(basename "$book" .epub | cut -c1-30)" "$RUNS" \
-    "$QUIRE render '$book' --out '$WORK/q-out' ${QUIRE_GEOMETRY[*]} --map-only --quiet" \
-    "mutool draw -a -F txt -o /dev/null -W 600 -H 800 -S 12 '$book'"
+  name=$(basename "$book" .epub | cut -c1-22)
+  for jobs in 1 default; do
+    jobs_flag=""
+    [ "$jobs" = default ] || jobs_flag="--jobs $jobs"
+    compare "layout $name, jobs $jobs" "$RUNS" \
+      "$QUIRE render '$book' --out '$WORK/q-out' ${QUIRE_GEOMETRY[*]} --map-only --quiet $jobs_flag" \
+      "mutool draw -a -F txt -o /dev/null -W 600 -H 800 -S 12 '$book' N"
+  done
 done
 
 echo "== render every page to PNG at 96 dpi (median of $RENDER_RUNS alternating runs)"
-compare "render $(basename "$MD" .epub | cut -c1-30)" "$RENDER_RUNS" \
+compare "render $(basename "$MD" .epub | cut -c1-22)" "$RENDER_RUNS" \
   "rm -rf '$WORK/q-png' && $QUIRE render '$MD' --out '$WORK/q-png' ${QUIRE_GEOMETRY[*]} --quiet" \
   "rm -rf '$WORK/m-png' && mkdir -p '$WORK/m-png' && mutool draw -a -r 96 -W 600 -H 800 -S 12 -o '$WORK/m-png/out%04d.png' '$MD'"
 echo "   pages: quire $(ls "$WORK/q-png/pages" | wc -l), mupdf $(ls "$WORK/m-png" | wc -l)"
