@@ -102,6 +102,15 @@ int32_t quire_script(uint32_t codepoint) {
     return U_FAILURE(status) ? 0 : (int32_t)script;
 }
 
+int32_t quire_vertical_orientation(uint32_t codepoint) {
+    switch (u_getIntPropertyValue((UChar32)codepoint, UCHAR_VERTICAL_ORIENTATION)) {
+    case U_VO_UPRIGHT: return 1;
+    case U_VO_TRANSFORMED_UPRIGHT: return 2;
+    case U_VO_TRANSFORMED_ROTATED: return 3;
+    default: return 0;
+    }
+}
+
 int32_t quire_is_default_ignorable(uint32_t codepoint) {
     return u_hasBinaryProperty((UChar32)codepoint, UCHAR_DEFAULT_IGNORABLE_CODE_POINT) ? 1 : 0;
 }

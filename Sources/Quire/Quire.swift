@@ -14,6 +14,7 @@
 // Page geometry and reading settings.
 @_exported import struct QuireLayout.PageProfile
 @_exported import struct QuireLayout.LayoutSettings
+@_exported import enum QuireLayout.WritingModeChoice
 @_exported import enum QuireStyle.TextAlign
 @_exported import struct QuireLayout.SettleLimits
 @_exported import protocol QuireLayout.ImageMeasurer

@@ -545,7 +545,7 @@ struct BlockLayout {
     }
 
     func layoutReplaced(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
-        let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
+        let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale, turned: inline.vertical)
         let (border, padding) = imageEdges(box.style, basis: width / scale, scale: scale)
         let (edgeWidth, edgeHeight) = ((border + padding).horizontal, (border + padding).vertical)
         var w = used.width * scale
@@ -637,7 +637,7 @@ struct BlockLayout {
     }
 
     func layoutFloat(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
-        let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale)
+        let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale, turned: inline.vertical)
         let basis = width / scale
         let (border, padding) = imageEdges(box.style, basis: basis, scale: scale)
         let (edgeWidth, edgeHeight) = ((border + padding).horizontal, (border + padding).vertical)
@@ -727,7 +727,7 @@ struct BlockLayout {
                 let edges = px(block.style.padding.left.resolve(against: 0) + block.style.padding.right.resolve(against: 0))
                 widths = (inner.min + edges, inner.max + edges)
             case .replaced(let box):
-                let size = usedImageSize(box, containingWidth: 10_000, containingHeight: pageHeight / scale)
+                let size = usedImageSize(box, containingWidth: 10_000, containingHeight: pageHeight / scale, turned: inline.vertical)
                 widths = (size.width * scale, size.width * scale)
             case .table(let nested):
                 let inner = nested.rows.map { contentWidths($0.map { .block($0) }) }

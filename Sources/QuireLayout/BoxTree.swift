@@ -124,6 +124,9 @@ final class Paragraph {
     var annotations: [RubyAnnotation] = []
     /// Inline elements with boxes, outer before inner.
     var inlineBoxes: [InlineBox] = []
+    /// The text of each element that sets `text-combine-upright: all` (tate-chu-yoko in vertical
+    /// text: each is set in one em, even beside another with the same style).
+    var combinedRanges: [Range<Int>] = []
     /// `::first-line`: for each run style, the style its units take on the first line.
     var firstLineStyles: [Int: Int] = [:]
     var marker: GeneratedContent?
@@ -158,6 +161,7 @@ final class Paragraph {
         copy.atoms = atoms
         copy.annotations = annotations
         copy.inlineBoxes = inlineBoxes
+        copy.combinedRanges = combinedRanges
         copy.marker = marker
         copy.dropCap = dropCap
         copy.strutFace = strutFace
@@ -458,9 +462,17 @@ struct BoxTreeBuilder {
                     paragraph.inlineBoxes.append(InlineBox(range: paragraph.text.count..<paragraph.text.count, style: intern(style)))
                     box = (paragraph, paragraph.inlineBoxes.count - 1)
                 }
+                var combined: (paragraph: Paragraph, start: Int)?
+                if style.textCombineUpright == .all, inlineStyle.textCombineUpright != .all {
+                    let paragraph = context.currentParagraph(offset: document.textOffset(atElement: childElement.id))
+                    combined = (paragraph, paragraph.text.count)
+                }
                 if let before = elementStyle.before { appendGenerated(before, &context) }
                 buildChildren(of: childElement, inlineStyle: style.display == .contents ? inlineStyle : style, &context)
                 if let after = elementStyle.after { appendGenerated(after, &context) }
+                if let combined, context.paragraph === combined.paragraph, combined.paragraph.text.count > combined.start {
+                    combined.paragraph.combinedRanges.append(combined.start..<combined.paragraph.text.count)
+                }
                 if let box {
                     if context.paragraph === box.paragraph, box.paragraph.text.count > box.paragraph.inlineBoxes[box.index].range.lowerBound {
                         let start = box.paragraph.inlineBoxes[box.index].range.lowerBound

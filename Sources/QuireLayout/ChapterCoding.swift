@@ -147,6 +147,7 @@ extension Page {
         writer.int(height)
         writer.int(start)
         writer.int(end)
+        writer.bool(vertical)
         guard withItems else { return }
         writer.bool(clip != nil)
         clip?.encode(into: &writer)
@@ -232,6 +233,7 @@ extension Page {
             items: [], lines: [], start: 0, end: 0)
         start = try reader.int()
         end = try reader.int()
+        vertical = try reader.bool()
         guard withItems else { return }
         if try reader.bool() { clip = try Rect(decoding: &reader) }
         for _ in 0..<(try reader.count(itemSize: 37)) {
@@ -321,6 +323,7 @@ extension GlyphRun {
         writer.bool(syntheticBold)
         writer.bool(syntheticItalic)
         writer.ints(sources)
+        writer.int(Int(orientation.rawValue))
     }
 
     init(decoding reader: inout ByteReader, faces: [FontFace]) throws(ByteReader.Damaged) {
@@ -332,6 +335,8 @@ extension GlyphRun {
         self.init(
             face: faces[index], size: size, color: color, origin: origin, glyphs: try reader.ints(UInt32.self), xs: try reader.floats(),
             ys: try reader.floats(), syntheticBold: try reader.bool(), syntheticItalic: try reader.bool(), sources: try reader.ints(Int32.self))
+        guard let orientation = GlyphOrientation(rawValue: UInt8(clamping: try reader.int())) else { throw ByteReader.Damaged() }
+        self.orientation = orientation
     }
 }
 

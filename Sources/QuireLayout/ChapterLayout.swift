@@ -290,27 +290,33 @@ public final class BookLayout: @unchecked Sendable {
             warnings.append(
                 Warning("nesting-limit", "\(href): elements nested deeper than \(BoxTreeBuilder.maxNesting) are set as plain text"))
         }
+        // A chapter in columns is laid out on the page turned a quarter turn (see VerticalText.swift).
+        let frame = settings.writingMode == .auto && !settings.scrolled && Self.isVertical(root, body: document.body?.id)
+            ? VerticalFrame(content: content) : nil
+        let flowWidth = frame?.frameWidth ?? content.width
+        let flowHeight = frame?.frameHeight ?? content.height
         let caches = InlineCaches(worker: worker)
         caches.bookFonts = bookFonts(styles.fontFaces, warnings: &warnings)
-        caches.pageHeight = content.height
+        caches.pageHeight = flowHeight
         let inline = InlineLayout(
             services: services, shaper: worker.shaper, caches: caches, buildItems: buildItems, styles: builder.styleTable, scale: profile.pixelsPerCSSPixel, bookLanguage: bookLanguage,
             hyphenate: settings.hyphenation)
-        var blocks = BlockLayout(inline: inline, scale: profile.pixelsPerCSSPixel, pageHeight: content.height)
+        inline.vertical = frame != nil
+        var blocks = BlockLayout(inline: inline, scale: profile.pixelsPerCSSPixel, pageHeight: flowHeight)
         let canvas = Self.canvasBackground(root, body: document.body?.id)
         blocks.canvasNode = canvas?.node
         blocks.documentPath = document.path
         inline.documentPath = document.path
         let flow = Flow()
-        blocks.layoutRoot(root, width: content.width, flow: flow)
+        blocks.layoutRoot(root, width: flowWidth, flow: flow)
         let missing = caches.missingGlyphs.values.reduce(0, +)
         if missing > 0 {
             let sample = caches.missingGlyphs.keys.sorted().prefix(8).map { "U+" + String($0, radix: 16, uppercase: true) }
             warnings.append(Warning("missing-glyphs", "\(href): \(missing) character(s) have no glyph in any font (\(sample.joined(separator: " ")))"))
         }
-        extendForLayers(flow, pageHeight: content.height)
+        extendForLayers(flow, pageHeight: flowHeight)
         flow.resolveSpaceStarts(textLength: document.textLength)
-        var ranges = Paginator.paginate(flow.slices, pageHeight: content.height, headers: flow.headers)
+        var ranges = Paginator.paginate(flow.slices, pageHeight: flowHeight, headers: flow.headers)
         if ranges.isEmpty { return blankChapter(nil) }
         // Scrolled flow: the whole chapter is one page (no page breaks in a scrolled document).
         if settings.scrolled, let first = ranges.first, let last = ranges.last {
@@ -320,6 +326,18 @@ public final class BookLayout: @unchecked Sendable {
         let pageHeight = settings.scrolled
             ? max(profile.height, Int((content.y * 2 + (ranges[0].bottom - ranges[0].top)).rounded(.up))) : profile.height
         let layers = layerItems(flow, cuts: ranges)
+        // Items go to the content box, or to the turned page's frame and from there onto the page.
+        let origin = frame == nil ? Point(x: content.x, y: content.y) : Point(x: 0, y: 0)
+        func place(_ item: DisplayItem, dy: Double) -> DisplayItem {
+            let moved = translate(item, dx: origin.x, dy: origin.y + dy)
+            return frame?.item(moved) ?? moved
+        }
+        func place(_ record: LineRecord, dy: Double) -> LineRecord {
+            var moved = record
+            moved.rect.x += origin.x
+            moved.rect.y += origin.y + dy
+            return frame?.line(moved) ?? moved
+        }
         var pages: [Page] = []
         let (itemsBySlice, linesBySlice) = flow.bySlice()
         for (pageIndex, cut) in ranges.enumerated() {
@@ -332,31 +350,27 @@ public final class BookLayout: @unchecked Sendable {
             if headerHeight > 0 {
                 let header = flow.headers[flow.slices[range.lowerBound].header]
                 for slice in header.slices {
-                    for item in itemsBySlice[slice] { items.append(translate(item, dx: content.x, dy: content.y - header.top)) }
+                    for item in itemsBySlice[slice] { items.append(place(item, dy: -header.top)) }
                 }
             }
-            let dy = content.y + headerHeight - top
-            for item in layers.below[pageIndex] { items.append(translate(item, dx: content.x, dy: dy)) }
+            let dy = headerHeight - top
+            for item in layers.below[pageIndex] { items.append(place(item, dy: dy)) }
             for span in flow.spanning where span.bottom > top && span.top < bottom {
-                if let clipped = clip(span.item, top: top, bottom: bottom) { items.append(translate(clipped, dx: content.x, dy: dy)) }
+                if let clipped = clip(span.item, top: top, bottom: bottom) { items.append(place(clipped, dy: dy)) }
             }
             var lines: [LineRecord] = []
             for slice in range {
-                for item in itemsBySlice[slice] { items.append(translate(item, dx: content.x, dy: dy)) }
-                for var record in linesBySlice[slice] {
-                    record.rect.x += content.x
-                    record.rect.y += dy
-                    lines.append(record)
-                }
+                for item in itemsBySlice[slice] { items.append(place(item, dy: dy)) }
+                for record in linesBySlice[slice] { lines.append(place(record, dy: dy)) }
             }
-            for item in layers.above[pageIndex] { items.append(translate(item, dx: content.x, dy: dy)) }
-            for var record in layers.lines[pageIndex] {
-                record.rect.x += content.x
-                record.rect.y += dy
-                lines.append(record)
-            }
+            for item in layers.above[pageIndex] { items.append(place(item, dy: dy)) }
+            for record in layers.lines[pageIndex] { lines.append(place(record, dy: dy)) }
             let start = pageIndex == 0 ? 0 : flow.slices[range.lowerBound].start
-            pages.append(Page(spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: pageHeight, items: items, lines: lines, start: start, end: document.textLength))
+            var page = Page(
+                spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: pageHeight, items: items, lines: lines, start: start,
+                end: document.textLength)
+            page.vertical = frame != nil
+            pages.append(page)
         }
         // A page holding nothing but one image (a cover, a plate) shows it centred.
         for index in pages.indices where pages[index].lines.isEmpty && pages[index].items.count == 1 && layers.above[index].isEmpty && layers.below[index].isEmpty {
@@ -382,6 +396,15 @@ public final class BookLayout: @unchecked Sendable {
             spineIndex: spineIndex, href: href, pages: pages, textLength: document.textLength, imageCount: builder.imageCount,
             missingGlyphs: missing, spacing: caches.spacing, warnings: warnings, document: document,
             crengineStyles: styles.matchesReference ? CrengineStyle.of(document.tree, styles: styles) : nil, imagePaths: builder.imagePaths)
+    }
+
+    /// Whether the chapter's principal writing mode is vertical-rl: body's, as browsers take it to
+    /// the viewport, else the root's. (vertical-lr is still set in horizontal lines.)
+    static func isVertical(_ root: BlockNode, body: NodeID?) -> Bool {
+        if let body {
+            for case .block(let child) in root.children where child.node == body { return child.style.writingMode == .verticalRL }
+        }
+        return root.style.writingMode == .verticalRL
     }
 
     /// The background that covers the whole page: the root element's, or if that is transparent,

@@ -20,6 +20,21 @@ public struct GlyphRun: Sendable {
     /// The chapter text offset (UTF-16) of each glyph's cluster, so a painter can mark a search
     /// match; empty for generated text (list markers, ruby, emphasis marks).
     public var sources: [Int32] = []
+    /// How the run stands on a page of vertical text (see `GlyphOrientation`).
+    public var orientation: GlyphOrientation = .horizontal
+}
+
+/// Vertical text is laid out as horizontal lines, which the page then turns a quarter turn
+/// clockwise into columns (`VerticalFrame`). Its runs say how their glyphs stand.
+public enum GlyphOrientation: UInt8, Sendable {
+    /// Horizontal text, drawn as placed.
+    case horizontal
+    /// Upright glyphs of vertical text (CJK in a column, `text-combine-upright`), drawn as placed,
+    /// unturned. In a line still to be turned their offsets are the line's; turning the page gives
+    /// them their places on it, but not a turn.
+    case upright
+    /// Turned a quarter turn clockwise about the origin (Latin in a column, set sideways).
+    case sideways
 }
 
 /// An image's place on the page. Until images are decoded, `state` says why only a placeholder shows.
@@ -174,6 +189,8 @@ public struct Page: Sendable {
     public var end: Int
     /// What the page's items are clipped to (a fixed-layout viewport on a larger page); nil is the page.
     public var clip: Rect? = nil
+    /// The page's text is set in columns (`writing-mode: vertical-rl`).
+    public var vertical = false
 }
 
 extension Page {
@@ -201,14 +218,19 @@ extension Page {
         for item in self.items {
             switch item {
             case .glyphs(let run):
-                items.append(
-                    .object([
-                        ("glyphs", .string(fontName(run.face))), ("size", number(run.size)), ("color", color(run.color)),
-                        ("x", number(run.origin.x)), ("y", number(run.origin.y)),
-                        ("ids", .array(run.glyphs.map { .int(Int($0)) })),
-                        ("xs", .array(run.xs.map { number(Double($0)) })),
-                        ("synthetic", .string((run.syntheticBold ? "b" : "") + (run.syntheticItalic ? "i" : ""))),
-                    ]))
+                var members: [(String, JSON)] = [
+                    ("glyphs", .string(fontName(run.face))), ("size", number(run.size)), ("color", color(run.color)),
+                    ("x", number(run.origin.x)), ("y", number(run.origin.y)),
+                    ("ids", .array(run.glyphs.map { .int(Int($0)) })),
+                    ("xs", .array(run.xs.map { number(Double($0)) })),
+                    ("synthetic", .string((run.syntheticBold ? "b" : "") + (run.syntheticItalic ? "i" : ""))),
+                ]
+                // Runs of vertical text: how they stand, and where each glyph sits down the column.
+                if run.orientation != .horizontal || self.vertical {
+                    members.append(("orientation", .string("\(run.orientation)")))
+                    members.append(("ys", .array(run.ys.map { number(Double($0)) })))
+                }
+                items.append(.object(members))
             case .fill(let rect, let fill):
                 items.append(.object([("fill", color(fill)), ("rect", .array([number(rect.x), number(rect.y), number(rect.width), number(rect.height)]))]))
             case .stroke(let from, let to, let width, let stroke, let style):

@@ -88,6 +88,11 @@ public struct PageProfile: Sendable, Hashable {
     public var pixelsPerCSSPixel: Double { dpi / 96 }
 }
 
+/// Whether vertical books are set in columns.
+public enum WritingModeChoice: String, Sendable, Hashable, CaseIterable {
+    case auto, horizontal
+}
+
 /// Every input that changes pagination.
 public struct LayoutSettings: Sendable, Hashable {
     public var profile: PageProfile
@@ -103,6 +108,9 @@ public struct LayoutSettings: Sendable, Hashable {
     /// Scrolled flow (`rendition:flow` scrolled-doc or scrolled-continuous): each reflowable
     /// spine item is one page as tall as its content, the device page its viewport.
     public var scrolled = false
+    /// `auto` sets a chapter in columns when the book asks for `writing-mode: vertical-rl`;
+    /// `horizontal` sets every chapter in horizontal lines (`--writing-mode horizontal`).
+    public var writingMode: WritingModeChoice = .auto
 
     public init(profile: PageProfile) { self.profile = profile }
 

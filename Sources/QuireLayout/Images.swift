@@ -138,13 +138,17 @@ enum ConcurrentMeasuring {
 /// Percentage heights resolve against `containingHeight`, the page's content height: in a
 /// paginated book an image's containing block is as tall as the page (as in reading systems,
 /// whose `img { max-height: 100% }` keeps a plate on one page), never its width.
-func usedImageSize(_ box: ReplacedBox, containingWidth: Double, containingHeight: Double) -> (width: Double, height: Double, known: Bool) {
+/// `turned`: the image stands upright in vertical text, laid out on the turned page (see
+/// VerticalText.swift), whose width is the picture's height: its own sizes are turned too (its
+/// style's were by the cascade).
+func usedImageSize(_ box: ReplacedBox, containingWidth: Double, containingHeight: Double, turned: Bool = false) -> (width: Double, height: Double, known: Bool) {
     var intrinsic: (Double, Double)?
-    if case .measured(let width, let height, _)? = box.measurement, width > 0, height > 0 { intrinsic = (width, height) }
-    let attributeRatio = box.width.flatMap { w in box.height.map { h in h > 0 ? w / h : nil } ?? nil }
+    if case .measured(let width, let height, _)? = box.measurement, width > 0, height > 0 { intrinsic = turned ? (height, width) : (width, height) }
+    let (attributeWidth, attributeHeight) = turned ? (box.height, box.width) : (box.width, box.height)
+    let attributeRatio = attributeWidth.flatMap { w in attributeHeight.map { h in h > 0 ? w / h : nil } ?? nil }
     let ratio = intrinsic.map { $0.0 / $0.1 } ?? attributeRatio
-    var width = box.style.width.resolve(against: containingWidth) ?? box.width
-    var height: Double? = box.style.height.resolve(against: containingHeight) ?? box.height
+    var width = box.style.width.resolve(against: containingWidth) ?? attributeWidth
+    var height: Double? = box.style.height.resolve(against: containingHeight) ?? attributeHeight
     if box.style.width.resolve(against: containingWidth) != nil, box.style.height == .auto { height = nil }
     switch (width, height) {
     case (let w?, nil): height = ratio.map { w / $0 } ?? intrinsic?.1 ?? w

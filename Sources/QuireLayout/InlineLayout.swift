@@ -34,6 +34,10 @@ final class InlineLayout {
     var breaksOverlongWords = false
     /// The chapter's archive path, which background image URLs from style attributes are relative to.
     var documentPath = ""
+    /// The chapter is set in columns (`writing-mode: vertical-rl`): its lines are laid out as
+    /// horizontal ones on the turned page, with upright characters shaped top to bottom (see
+    /// VerticalText.swift).
+    var vertical = false
     let services: TextServices
     let shaper: Shaper
     let caches: InlineCaches
@@ -81,6 +85,11 @@ final class InlineLayout {
         var trailing = 0.0
         /// An inline box opens or closes at the segment's start: a line piece never runs across it.
         var boxBoundary = false
+        /// Upright characters in vertical text, shaped top to bottom.
+        var upright = false
+        /// `text-combine-upright: all` in vertical text: the run set horizontally in one em of the
+        /// column (tate-chu-yoko), shaped left to right.
+        var combined = false
     }
 
     struct Metrics {
@@ -127,23 +136,48 @@ final class InlineLayout {
         return features
     }
 
-    func parameters(_ style: ComputedStyle, face: FontFace, rtl: Bool) -> ShapingParameters {
+    func parameters(_ style: ComputedStyle, face: FontFace, rtl: Bool, upright: Bool = false)
+        -> ShapingParameters
+    {
         ShapingParameters(
-            face: face, size: fontSize(style), features: features(style, face: face), rightToLeft: rtl,
-            language: style.language ?? bookLanguage)
+            face: face, size: fontSize(style), features: features(style, face: face),
+            rightToLeft: rtl && !upright,
+            language: style.language ?? bookLanguage, vertical: upright)
     }
 
     /// The shaper's parameter id for a style run in a face and direction, looked up once per chapter.
-    func parameterID(style index: Int, face: FontFace, rtl: Bool) -> Int {
-        let key = PackedKey(index, Int(faceIndex(face)), rtl ? 1 : 0)
+    func parameterID(style index: Int, face: FontFace, rtl: Bool, upright: Bool = false) -> Int {
+        let key = PackedKey(index, Int(faceIndex(face)), upright ? 2 : rtl ? 1 : 0)
         if let id = caches.parameterIDs[key] { return id }
-        let id = shaper.parameterID(parameters(styles[index], face: face, rtl: rtl))
+        let id = shaper.parameterID(parameters(styles[index], face: face, rtl: rtl, upright: upright))
         caches.parameterIDs[key] = id
         return id
     }
 
-    func shape(_ text: ArraySlice<UInt16>, style: Int, face: FontFace, rtl: Bool) -> ShapedText {
-        shaper.shape(text, parameterID: parameterID(style: style, face: face, rtl: rtl))
+    func shape(
+        _ text: ArraySlice<UInt16>, style: Int, face: FontFace, rtl: Bool, upright: Bool = false
+    ) -> ShapedText {
+        shaper.shape(
+            text, parameterID: parameterID(style: style, face: face, rtl: rtl, upright: upright))
+    }
+
+    /// Whether a character of vertical text stands upright (`text-orientation`; `mixed` follows
+    /// UAX #50: CJK upright, Latin and digits on their side).
+    func isUpright(_ scalar: Unicode.Scalar, orientation: TextOrientation) -> Bool {
+        switch orientation {
+        case .upright: return true
+        case .sideways: return false
+        case .mixed: return UnicodeInfo.isUprightInVerticalText(scalar)
+        }
+    }
+
+    /// How far a column's centre line sits above the line's baseline, for text of a style: midway
+    /// between its primary face's ascent and descent (CSS's central baseline), whatever face
+    /// the upright glyphs come from, so that fallback glyphs and tate-chu-yoko line up with it.
+    func uprightCentre(style index: Int) -> Double {
+        let face = primaryFace(style: index)
+        let size = fontSize(styles[index])
+        return (face.ascent(at: size) - face.descent(at: size)) / 2
     }
 
     /// Vertical extent of an inline box of this style around the baseline.
@@ -210,7 +244,23 @@ final class InlineLayout {
             // Consecutive words nearly always share face and direction: the last lookup is reused.
             var lastFaceIndex: Int32 = -1
             var lastLevel: UInt8 = 0
+            var lastUpright = false
             var lastParameter: Int32 = -1
+            let orientation = styles[run.style].textOrientation
+            if vertical, styles[run.style].textCombineUpright == .all {
+                // One segment per element that sets it (neighbours of one style stay apart).
+                let pieces = paragraph.combinedRanges.filter { $0.overlaps(run.start..<run.end) }
+                    .map { max($0.lowerBound, run.start)..<min($0.upperBound, run.end) }
+                for range in pieces.isEmpty ? [run.start..<run.end] : pieces {
+                    if let combined = combinedSegment(
+                        StyleRun(start: range.lowerBound, end: range.upperBound, style: run.style), paragraph,
+                        levels: levels)
+                    {
+                        result.append(combined)
+                    }
+                }
+                continue
+            }
             var index = run.start
             while index < run.end {
                 if let drop = dropRange, drop.contains(index) {
@@ -240,10 +290,20 @@ final class InlineLayout {
                 var end = index
                 /// The segment's face, by index into the chapter's face table (-1 until its first character).
                 var segmentFace: Int32 = -1
+                var segmentUpright = false
                 while end < run.end {
                     let current = text[end]
                     if current == 0x20 || current == 0x2028 || current == 0x0A || (current == 0xFFFC && hasAtoms && paragraph.atoms[end] != nil) { break }
                     if end > index && (breaks[end] || levels[end] != level) { break }
+                    if vertical {
+                        // Upright and sideways characters are shaped apart (a mark goes with its base).
+                        let scalar = Self.scalar(in: text, at: end, end: run.end)
+                        let upright =
+                            end > index && Self.attachesToPrevious(scalar)
+                            ? segmentUpright : isUpright(scalar, orientation: orientation)
+                        if end > index && upright != segmentUpright { break }
+                        segmentUpright = upright
+                    }
                     // Latin-1 the primary face covers (nearly every character of a European book)
                     // stays in the primary face: no lookups.
                     if current < 0x100, segmentFace == -1 || segmentFace == primaryIndex,
@@ -282,18 +342,48 @@ final class InlineLayout {
                 }
                 if end == index { end = index + 1 }
                 if segmentFace < 0 { segmentFace = primaryIndex }
-                if segmentFace != lastFaceIndex || level != lastLevel {
+                if segmentFace != lastFaceIndex || level != lastLevel || segmentUpright != lastUpright {
                     lastFaceIndex = segmentFace
                     lastLevel = level
-                    lastParameter = Int32(parameterID(style: run.style, face: face(segmentFace), rtl: level & 1 == 1))
+                    lastUpright = segmentUpright
+                    lastParameter = Int32(
+                        parameterID(
+                            style: run.style, face: face(segmentFace), rtl: level & 1 == 1,
+                            upright: segmentUpright))
                 }
-                result.append(
-                    Segment(start: index, end: end, style: run.style, level: level, face: segmentFace, kind: .text, parameter: lastParameter))
+                var segment = Segment(
+                    start: index, end: end, style: run.style, level: level, face: segmentFace, kind: .text,
+                    parameter: lastParameter)
+                segment.upright = segmentUpright
+                result.append(segment)
                 index = end
             }
         }
         if !paragraph.inlineBoxes.isEmpty { addInlineEdges(&result, paragraph) }
         return result
+    }
+
+    /// A `text-combine-upright: all` run of vertical text as one unbreakable segment, set
+    /// horizontally in the face of its first character (nil for a run of spaces alone).
+    func combinedSegment(_ run: StyleRun, _ paragraph: Paragraph, levels: [UInt8]) -> Segment? {
+        let text = paragraph.text
+        guard run.start < run.end, text[run.start..<run.end].contains(where: { $0 != 0x20 }) else {
+            return nil
+        }
+        let primary = primaryFace(style: run.style)
+        let scalar = Self.scalar(in: text, at: run.start, end: run.end)
+        let face =
+            primary.covers(scalar)
+            ? primary
+            : services.fonts.fallbackFace(for: scalar, request: request(styles[run.style])) ?? primary
+        let index = faceIndex(face)
+        var segment = Segment(
+            start: run.start, end: run.end, style: run.style, level: levels[run.start], face: index,
+            kind: .text,
+            parameter: Int32(parameterID(style: run.style, face: face, rtl: false)))
+        segment.upright = true
+        segment.combined = true
+        return segment
     }
 
     /// The start and end edges (margin + border + padding) of an inline box, in device px.
@@ -349,6 +439,19 @@ final class InlineLayout {
         if unit < 0x80 { return (unit | 0x20) >= 0x61 && (unit | 0x20) <= 0x7A }
         if unit >= 0xD800 && unit < 0xE000 { return true }
         return Unicode.Scalar(unit)?.properties.isAlphabetic ?? false
+    }
+
+    /// The scalar starting at `index` (a surrogate pair read whole; a lone surrogate is U+FFFD).
+    static func scalar(in text: [UInt16], at index: Int, end: Int) -> Unicode.Scalar {
+        let unit = text[index]
+        if unit >= 0xD800 && unit < 0xDC00 && index + 1 < end,
+            text[index + 1] >= 0xDC00 && text[index + 1] < 0xE000
+        {
+            return Unicode.Scalar(
+                0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(text[index + 1]) - 0xDC00))
+                ?? "\u{FFFD}"
+        }
+        return Unicode.Scalar(unit) ?? "\u{FFFD}"
     }
 
     static func attachesToPrevious(_ scalar: Unicode.Scalar) -> Bool {
@@ -505,6 +608,9 @@ final class InlineLayout {
                 let segment = segments[index]
                 if segment.width > 0 { continue }  // measured before hyphenation split other words
                 switch segment.kind {
+                case .text where segment.combined:
+                    // Tate-chu-yoko takes one em of the column, whatever it holds.
+                    segments[index].width = fontSize(styles[segment.style])
                 case .text:
                     let letterSpacing = styles[segment.style].letterSpacing
                     let measured =
@@ -618,7 +724,9 @@ final class InlineLayout {
 
     /// An inline image's border-box size: the picture with its padding and border.
     func atomSize(_ box: ReplacedBox) -> (width: Double, height: Double) {
-        let size = usedImageSize(box, containingWidth: containingWidth / scale, containingHeight: caches.pageHeight / scale)
+        let size = usedImageSize(
+            box, containingWidth: containingWidth / scale, containingHeight: caches.pageHeight / scale,
+            turned: vertical)
         let (border, padding) = imageEdges(box.style, basis: containingWidth / scale, scale: scale)
         return (size.width * scale + (border + padding).horizontal, size.height * scale + (border + padding).vertical)
     }
@@ -758,8 +866,13 @@ final class InlineLayout {
         var markStyle = style
         markStyle.fontSize = style.fontSize / 2
         let primary = services.fonts.primaryFace(for: request(markStyle), bookFonts: caches.bookFonts)
-        let face = primary.covers(scalar) ? primary : services.fonts.fallbackFace(for: scalar, request: request(markStyle)) ?? primary
-        return (face, shaper.shape(units[...], parameters(markStyle, face: face, rtl: false)))
+        let face =
+            primary.covers(scalar)
+            ? primary : services.fonts.fallbackFace(for: scalar, request: request(markStyle)) ?? primary
+        return (
+            face,
+            shaper.shape(units[...], parameters(markStyle, face: face, rtl: false, upright: vertical))
+        )
     }
 
     /// Emphasis marks centred over each character of a shaped piece, except spaces and punctuation
@@ -798,9 +911,47 @@ final class InlineLayout {
             pen += advance
         }
         let size = fontSize(style) / 2
-        return GlyphRun(
-            face: mark.face, size: size, color: emphasis.color ?? style.color, origin: Point(x: x, y: top - mark.face.descent(at: size)),
+        // In vertical text the marks stand upright in a column of their own on the right.
+        let y =
+            vertical
+            ? top - (mark.face.ascent(at: size) + mark.face.descent(at: size)) / 2
+            : top - mark.face.descent(at: size)
+        var run = GlyphRun(
+            face: mark.face, size: size, color: emphasis.color ?? style.color, origin: Point(x: x, y: y),
             glyphs: glyphs, xs: xs, ys: ys, syntheticBold: false, syntheticItalic: false)
+        if vertical { run.orientation = .upright }
+        return run
+    }
+
+    /// Tate-chu-yoko: horizontal glyphs standing upright in one em of a column at `x` (its top, in
+    /// the turned line), centred across the column and down the em, made smaller when wider
+    /// than the em. Offsets are the turned line's, as every upright run's (see VerticalFrame).
+    func combinedRun(
+        _ shaped: ShapedText, face: FontFace, style index: Int, x: Double, baseline: Double
+    ) -> GlyphRun {
+        let style = styles[index]
+        let em = fontSize(style)
+        let fit = shaped.advance > em && shaped.advance > 0 ? em / shaped.advance : 1
+        let size = em * fit
+        let width = shaped.advance * fit
+        let down = (em + face.ascent(at: size) - face.descent(at: size)) / 2
+        var xs: [Float] = []
+        var ys: [Float] = []
+        var pen = 0.0
+        for glyph in shaped.glyphs {
+            // Across the column (the line's -y) from its left edge; down it (the line's x) to the baseline.
+            ys.append(Float(width / 2 - (pen + Double(glyph.xOffset)) * fit))
+            xs.append(Float(down) - glyph.yOffset * Float(fit))
+            pen += Double(glyph.advance)
+        }
+        var run = GlyphRun(
+            face: face, size: size, color: style.color,
+            origin: Point(x: x, y: baseline - baselineShift(style) - uprightCentre(style: index)),
+            glyphs: shaped.glyphs.map(\.id), xs: xs, ys: ys,
+            syntheticBold: style.fontWeight >= 600 && !face.isBold,
+            syntheticItalic: style.fontStyle != .normal && !face.isItalic)
+        run.orientation = .upright
+        return run
     }
 
     /// A drop cap's box: width taken from the first lines (padding included), how many lines it
@@ -1048,13 +1199,18 @@ final class InlineLayout {
             var hyphen: Bool
             var leading = 0.0
             var trailing = 0.0
+            var upright = false
+            var combined = false
         }
         var pieces: [Piece] = []
         pieces.reserveCapacity(indices.count)
         for (position, index) in indices.enumerated() {
             let segment = segments[index]
-            if segment.kind == .text, var last = pieces.last, last.kind == .text, last.end == segment.start, last.style == segment.style,
-                last.face == segment.face, last.level == segment.level, !segment.boxBoundary
+            if segment.kind == .text, var last = pieces.last, last.kind == .text,
+                last.end == segment.start, last.style == segment.style,
+                last.face == segment.face, last.level == segment.level, last.upright == segment.upright,
+                !segment.boxBoundary,
+                !segment.combined, !last.combined
             {
                 last.end = segment.end
                 last.trailing = segment.trailing
@@ -1064,8 +1220,12 @@ final class InlineLayout {
             // Glue widths already hold a space's box edges, as its segment's width does.
             let width = segment.kind == .space && !glue[position].isNaN ? glue[position] : segment.width
             pieces.append(
-                Piece(start: segment.start, end: segment.end, style: segment.style, level: segment.level, face: segment.face, kind: segment.kind,
-                      width: width, hyphen: false, leading: segment.leading, trailing: segment.trailing))
+                Piece(
+                    start: segment.start, end: segment.end, style: segment.style, level: segment.level,
+                    face: segment.face, kind: segment.kind,
+                    width: width, hyphen: false, leading: segment.leading, trailing: segment.trailing,
+                    upright: segment.upright,
+                    combined: segment.combined))
         }
         if hyphenStyle != nil, let lastText = pieces.lastIndex(where: { $0.kind == .text }) { pieces[lastText].hyphen = true }
 
@@ -1096,8 +1256,17 @@ final class InlineLayout {
                 if units.last == 0xAD { units.removeLast() }
                 units.append(0x2D)
             }
-            let shaped = shape(units[...], style: piece.style, face: face, rtl: piece.level & 1 == 1)
-            pieces[index].width = shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped)) + piece.leading + piece.trailing
+            if piece.combined {
+                // Tate-chu-yoko: set left to right, in the em its segment was measured at.
+                shapedPieces.append(shape(units[...], style: piece.style, face: face, rtl: false))
+                continue
+            }
+            let shaped = shape(
+                units[...], style: piece.style, face: face, rtl: piece.level & 1 == 1,
+                upright: piece.upright)
+            pieces[index].width =
+                shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped)) + piece.leading
+                + piece.trailing
             shapedPieces.append(shaped)
         }
         for piece in pieces where piece.kind == .atom {
@@ -1182,6 +1351,16 @@ final class InlineLayout {
             x += before
             if !paragraph.inlineBoxes.isEmpty { drawn.append((piece.start, piece.end, x, x + content)) }
             switch piece.kind {
+            case .text where piece.combined:
+                guard let shaped = shapedPieces[index], piece.face >= 0, style.visibility == .visible else {
+                    break
+                }
+                var run = combinedRun(
+                    shaped, face: face(piece.face), style: piece.style, x: x, baseline: baseline)
+                run.sources = shaped.glyphs.map {
+                    paragraph.sources[min(piece.start + Int($0.cluster), paragraph.sources.count - 1)]
+                }
+                items.append(.glyphs(run))
             case .text:
                 guard let shaped = shapedPieces[index], piece.face >= 0 else { break }
                 let face = face(piece.face)
@@ -1211,12 +1390,17 @@ final class InlineLayout {
                 let wantsBold = style.fontWeight >= 600
                 let wantsItalic = style.fontStyle != .normal
                 if style.visibility == .visible {
-                    items.append(
-                        .glyphs(
-                            GlyphRun(
-                                face: face, size: fontSize(style), color: style.color,
-                                origin: Point(x: x, y: baseline - baselineShift(style)), glyphs: glyphs, xs: xs, ys: ys,
-                                syntheticBold: wantsBold && !face.isBold, syntheticItalic: wantsItalic && !face.isItalic, sources: sources)))
+                    // Upright glyphs are placed about their column's centre line (their offsets say
+                    // where from it, see ShapedGlyph).
+                    let centre = piece.upright ? uprightCentre(style: piece.style) : 0
+                    var run = GlyphRun(
+                        face: face, size: fontSize(style), color: style.color,
+                        origin: Point(x: x, y: baseline - baselineShift(style) - centre), glyphs: glyphs,
+                        xs: xs, ys: ys,
+                        syntheticBold: wantsBold && !face.isBold,
+                        syntheticItalic: wantsItalic && !face.isItalic, sources: sources)
+                    if piece.upright { run.orientation = .upright }
+                    items.append(.glyphs(run))
                 }
                 if !style.textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
                 if let emphasis = style.textEmphasis, style.visibility == .visible, let mark = marks[index] {
@@ -1248,19 +1432,29 @@ final class InlineLayout {
             let spans = annotation.base.compactMap { baseSpans[$0] }
             guard let left = spans.map(\.left).min(), let right = spans.map(\.right).max() else { continue }
             let style = styles[annotation.style]
-            let shaped = shape(annotation.text[...], style: annotation.style, face: face, rtl: false)
+            // In vertical text the annotation is a column of its own, upright, beside its base.
+            let upright = vertical && style.textOrientation != .sideways
+            let shaped = shape(
+                annotation.text[...], style: annotation.style, face: face, rtl: false, upright: upright)
             var xs: [Float] = []
             var pen = 0.0
             for glyph in shaped.glyphs {
                 xs.append(Float(pen) + glyph.xOffset)
                 pen += Double(glyph.advance)
             }
-            let origin = Point(x: (left + right - shaped.advance) / 2, y: baseline - baseAscent - face.descent(at: fontSize(style)))
-            items.append(
-                .glyphs(
-                    GlyphRun(
-                        face: face, size: fontSize(style), color: style.color, origin: origin, glyphs: shaped.glyphs.map(\.id), xs: xs,
-                        ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: false, syntheticItalic: false)))
+            let size = fontSize(style)
+            let over = baseline - baseAscent
+            let origin = Point(
+                x: (left + right - shaped.advance) / 2,
+                y: upright
+                    ? over - (face.ascent(at: size) + face.descent(at: size)) / 2
+                    : over - face.descent(at: size))
+            var run = GlyphRun(
+                face: face, size: size, color: style.color, origin: origin, glyphs: shaped.glyphs.map(\.id),
+                xs: xs,
+                ys: shaped.glyphs.map { -$0.yOffset }, syntheticBold: false, syntheticItalic: false)
+            if upright { run.orientation = .upright }
+            items.append(.glyphs(run))
         }
         for decoration in decorations {
             let style = styles[decoration.style]

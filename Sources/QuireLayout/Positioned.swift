@@ -127,7 +127,7 @@ extension BlockLayout {
             inner.flushMargin()
         case .replaced(let box):
             style = box.style
-            let used = usedImageSize(box, containingWidth: widthBasis, containingHeight: heightBasis)
+            let used = usedImageSize(box, containingWidth: widthBasis, containingHeight: heightBasis, turned: inline.vertical)
             let margin = Edges(
                 top: px(style.margin.top.resolve(against: widthBasis) ?? 0), right: px(style.margin.right.resolve(against: widthBasis) ?? 0),
                 bottom: px(style.margin.bottom.resolve(against: widthBasis) ?? 0), left: px(style.margin.left.resolve(against: widthBasis) ?? 0))

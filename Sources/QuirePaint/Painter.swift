@@ -251,8 +251,10 @@ public final class Painter {
                 cairo_stroke(cr)
                 cairo_set_dash(cr, nil, 0, 0)
             case .glyphs(let run):
-                if !settings.highlights.isEmpty { mark(run, ranges: settings.highlights, cr: cr, theme: settings.theme) }
-                draw(run, cr: cr, theme: settings.theme)
+                turned(run, cr: cr) { run in
+                    if !settings.highlights.isEmpty { mark(run, ranges: settings.highlights, cr: cr, theme: settings.theme) }
+                    draw(run, cr: cr, theme: settings.theme)
+                }
             case .image(let box, let alt):
                 if box.state == .image, let image = decode(box) {
                     ImagePainter.draw(image, in: box.rect, cr: cr, opacity: box.opacity)
@@ -267,7 +269,7 @@ public final class Painter {
                 cairo_move_to(cr, box.rect.maxX, box.rect.y)
                 cairo_line_to(cr, box.rect.x, box.rect.maxY)
                 cairo_stroke(cr)
-                if let alt { draw(alt, cr: cr, theme: settings.theme) }
+                if let alt { turned(alt, cr: cr) { draw($0, cr: cr, theme: settings.theme) } }
             }
         }
         cairo_surface_flush(surface)
@@ -416,6 +418,19 @@ public final class Painter {
         cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
     }
 
+    /// Runs `body` with the run as it is drawn: a sideways run of vertical text (Latin in a column)
+    /// about its origin, turned a quarter turn clockwise; any other run as it is.
+    private func turned(_ run: GlyphRun, cr: OpaquePointer, _ body: (GlyphRun) -> Void) {
+        guard run.orientation == .sideways else { return body(run) }
+        cairo_save(cr)
+        cairo_translate(cr, run.origin.x, run.origin.y)
+        cairo_rotate(cr, .pi / 2)
+        var local = run
+        local.origin = Point(x: 0, y: 0)
+        body(local)
+        cairo_restore(cr)
+    }
+
     /// Fills the band behind the run's glyphs whose text falls in `ranges`, one box per stretch
     /// of marked glyphs: from the first glyph's pen position to the last one's advance.
     private func mark(_ run: GlyphRun, ranges: [Range<Int>], cr: OpaquePointer, theme: Theme) {
@@ -427,6 +442,19 @@ public final class Painter {
         var fontExtents = cairo_font_extents_t()
         cairo_font_extents(cr, &fontExtents)
         setColor(cr, theme.highlight)
+        if run.orientation == .upright {
+            // Upright glyphs down a column: a box around each marked one.
+            for index in marked.indices where marked[index] {
+                let x = run.origin.x + Double(run.xs[index])
+                let y = run.origin.y + Double(run.ys[index])
+                var glyph = cairo_glyph_t(index: UInt(run.glyphs[index]), x: 0, y: 0)
+                var extents = cairo_text_extents_t()
+                cairo_glyph_extents(cr, &glyph, 1, &extents)
+                cairo_rectangle(cr, x, y - fontExtents.ascent, max(extents.x_advance, run.size), run.size)
+            }
+            cairo_fill(cr)
+            return
+        }
         var index = 0
         while index < marked.count {
             guard marked[index] else {

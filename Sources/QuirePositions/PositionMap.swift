@@ -109,6 +109,7 @@ public struct PositionMap: Sendable, Equatable {
             publisherStyles: settings.publisherStyles,
             userCSS: settings.userCSS.map { String(hexString(SHA256.hash(Array($0.utf8))).prefix(16)) }, profileHash: "")
         if settings.scrolled { profile.flow = "scrolled" }
+        if settings.writingMode != .auto { profile.writingMode = settings.writingMode.rawValue }
         // The hash covers every member but the name, as they are written.
         guard case .object(let members) = Profile.reflowable(profile).json else { return profile }
         let hashed = JSON.object(Array(members.dropFirst().dropLast()))
@@ -315,17 +316,23 @@ struct MapBuilder {
         let toc = self.navigation(navigation.toc, level: 1, kind: "toc", warnings: &warnings)
         let landmarks = self.navigation(navigation.landmarks, level: 1, kind: "landmark", warnings: &warnings)
         let metadata = publication.metadata
+        // A book set in columns (its first chapter with text is) turns its pages right to left
+        // when its spine does not say otherwise, as a vertical-rl document's pages follow.
+        var readingProgression = publication.readingProgression
+        if publication.pageProgression == .auto, let first = result.chapters.first(where: { $0.textLength > 0 }), first.pages.first?.vertical == true {
+            readingProgression = .rtl
+        }
         let book = PositionMap.BookEntry(
             title: metadata.title, identifier: metadata.uniqueIdentifier, language: metadata.languages.first,
             mediaType: EPUBContainer.epubMediaType, sha256: identity.sha256, partialMD5: identity.partialMD5, layout: metadata.layout.rawValue,
             pageProgression: publication.pageProgression.rawValue,
-            readingProgression: publication.readingProgression.rawValue, spineStep: spineStep)
+            readingProgression: readingProgression.rawValue, spineStep: spineStep)
         var map = PositionMap(
             book: book, profile: .reflowable(PositionMap.profile(settings, name: profileName)), pageCount: total, length: totalChars,
             spine: spine, pages: pages, toc: toc, pageList: pageList, landmarks: landmarks,
             positions: [.readium: positions(.readium), .komga: positions(.komga)], settle: settle, warnings: warnings)
         if let plan {
-            let pairs = plan.active ? SpreadPairing.pair(spreadFacts, rightToLeft: publication.readingProgression == .rtl) : []
+            let pairs = plan.active ? SpreadPairing.pair(spreadFacts, rightToLeft: readingProgression == .rtl) : []
             map.spreads = PositionMap.Spreads(plan: plan, spreads: pairs, withImages: withImages)
         }
         return map

@@ -97,6 +97,8 @@ extension PositionMap {
         public var userCSS: String?
         /// `scrolled` when reflowable items were laid out as scrolled documents (else absent).
         public var flow: String? = nil
+        /// `horizontal` when vertical text was set in horizontal lines by request (else absent).
+        public var writingMode: String? = nil
         /// Maps with equal hashes paginate alike.
         public var profileHash: String
 
@@ -371,6 +373,7 @@ extension PositionMap.Profile {
                 ("publisherStyles", .bool(profile.publisherStyles)), ("userCSS", .optional(profile.userCSS)),
             ]
             if let flow = profile.flow { members.append(("flow", .string(flow))) }
+            if let writingMode = profile.writingMode { members.append(("writingMode", .string(writingMode))) }
             return .object(members + [("profileHash", .string(profile.profileHash))])
         case .pdf(let profile):
             return .object([
@@ -575,6 +578,7 @@ extension PositionMap {
                 publisherStyles: try profileReader.bool("publisherStyles"), userCSS: try profileReader.optionalString("userCSS"),
                 profileHash: try profileReader.string("profileHash"))
             reflowable.flow = try profileReader.optionalString("flow")
+            reflowable.writingMode = try profileReader.optionalString("writingMode")
             profile = .reflowable(reflowable)
         }
         pageCount = try root.int("pageCount")

@@ -170,7 +170,8 @@ enum Properties {
         "-epub-text-orientation": .textOrientation, "-webkit-text-orientation": .textOrientation,
         "text-combine-upright": .textCombineUpright, "-webkit-text-combine-upright": .textCombineUpright,
         "-epub-text-combine": .textCombineUpright, "-webkit-text-combine": .textCombineUpright,
-        "-ms-text-combine-horizontal": .textCombineUpright,
+        "-ms-text-combine-horizontal": .textCombineUpright, "-epub-text-combine-horizontal": .textCombineUpright,
+        "text-combine-horizontal": .textCombineUpright,
         "text-emphasis-style": .textEmphasisStyle, "-epub-text-emphasis-style": .textEmphasisStyle,
         "-webkit-text-emphasis-style": .textEmphasisStyle, "text-emphasis-color": .textEmphasisColor,
         "-epub-text-emphasis-color": .textEmphasisColor, "-webkit-text-emphasis-color": .textEmphasisColor,
@@ -335,10 +336,10 @@ enum Properties {
     static func honoured(_ property: PropertyID, _ value: SpecifiedValue) -> Bool {
         let word: String? = { if case .keyword(let word) = value { return word } else { return nil } }()
         switch property {
-        case .writingMode: return word == "horizontal-tb"  // vertical writing is not set yet
-        case .textOrientation: return false  // only matters in vertical text
+        case .writingMode: return word == "horizontal-tb" || word == "vertical-rl"  // vertical-lr is set horizontally yet
+        case .textOrientation: return true
         case .textUnderlinePosition: return !(word ?? "").contains("left") && !(word ?? "").contains("right")  // sides of vertical text
-        case .textCombineUpright: return word == "none"
+        case .textCombineUpright: return word == "none" || word == "all"
         case .unicodeBidi: return word == "normal"  // embeddings and isolates come from direction alone
         case .objectFit: return word == "fill"
         case .overflow: return word == "visible"  // no clipping

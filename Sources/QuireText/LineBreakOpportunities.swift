@@ -72,6 +72,10 @@ public enum UnicodeInfo {
 
     public static func isDefaultIgnorable(_ scalar: Unicode.Scalar) -> Bool { quire_is_default_ignorable(scalar.value) != 0 }
 
+    /// Whether vertical text sets the character upright (UAX #50: U, Tu and Tr, whose vertical
+    /// forms the font's `vert` feature gives) rather than turned on its side with the line (R).
+    public static func isUprightInVerticalText(_ scalar: Unicode.Scalar) -> Bool { quire_vertical_orientation(scalar.value) != 0 }
+
     public static func uppercased(_ text: [UInt16], language: String?) -> [UInt16] {
         caseMap(text, language: language, upper: true)
     }

@@ -4,7 +4,10 @@ import QuireStyle
 import QuireCore
 
 /// One positioned glyph. Advances and offsets are in px at the run's size; `cluster` is the UTF-16
-/// offset of the glyph's first character within the shaped text.
+/// offset of the glyph's first character within the shaped text. Text shaped top to bottom
+/// (`ShapingParameters.vertical`) is given as if the column were a line turned a quarter turn
+/// counter-clockwise: `advance` runs down the column, `xOffset` along it (down) from the pen to
+/// the glyph's horizontal origin, `yOffset` across it (to the right) from the column's centre line.
 public struct ShapedGlyph: Sendable, Hashable {
     public var id: UInt32
     public var cluster: UInt32
@@ -36,18 +39,24 @@ public struct ShapingParameters: Hashable, Sendable {
     public var features: [FontFeature]
     public var rightToLeft: Bool
     public var language: String?
+    /// Upright text in a vertical line: shaped top to bottom, with the font's vertical metrics
+    /// and its vertical forms (HarfBuzz turns on `vert` for a vertical direction).
+    public var vertical: Bool
 
-    public init(face: FontFace, size: Double, features: [FontFeature] = [], rightToLeft: Bool = false, language: String? = nil) {
+    public init(
+        face: FontFace, size: Double, features: [FontFeature] = [], rightToLeft: Bool = false, language: String? = nil, vertical: Bool = false
+    ) {
         self.face = face
         self.size = size
         self.features = features
         self.rightToLeft = rightToLeft
         self.language = language
+        self.vertical = vertical
     }
 
     public static func == (lhs: ShapingParameters, rhs: ShapingParameters) -> Bool {
         lhs.face === rhs.face && lhs.size == rhs.size && lhs.features == rhs.features && lhs.rightToLeft == rhs.rightToLeft
-            && lhs.language == rhs.language
+            && lhs.language == rhs.language && lhs.vertical == rhs.vertical
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -56,6 +65,7 @@ public struct ShapingParameters: Hashable, Sendable {
         hasher.combine(features)
         hasher.combine(rightToLeft)
         hasher.combine(language)
+        hasher.combine(vertical)
     }
 }
 
@@ -124,6 +134,7 @@ public final class Shaper {
         var language: hb_language_t?
         var features: [hb_feature_t]
         var rightToLeft: Bool
+        var vertical: Bool
         var face: OpaquePointer
         var font: OpaquePointer
         /// From font units to points.
@@ -257,7 +268,7 @@ public final class Shaper {
         while trail > lead && Self.isPunctuation(text[trail - 1]) { trail -= 1 }
         guard lead < trail, lead > text.startIndex || trail < text.endIndex else { return nil }
         let settings = harfBuzzSettings(id)
-        guard !settings.rightToLeft else { return nil }
+        guard !settings.rightToLeft, !settings.vertical else { return nil }
         var total = 0.0
         for part in [text.startIndex..<lead, lead..<trail, trail..<text.endIndex] where !part.isEmpty {
             guard let units = units(UnsafeBufferPointer(rebasing: text[part]), id: id, scale: settings.scale) else { return nil }
@@ -333,7 +344,7 @@ public final class Shaper {
         hb_buffer_clear_contents(buffer)
         hb_buffer_add_utf16(buffer, text.baseAddress, Int32(text.count), 0, Int32(text.count))
         let settings = harfBuzzSettings(id)
-        hb_buffer_set_direction(buffer, settings.rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
+        hb_buffer_set_direction(buffer, settings.vertical ? HB_DIRECTION_TTB : settings.rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
         if let language = settings.language { hb_buffer_set_language(buffer, language) }
         hb_buffer_guess_segment_properties(buffer)
         let script = hb_buffer_get_script(buffer)
@@ -369,7 +380,7 @@ public final class Shaper {
             features: parameters.features.map { feature in
                 hb_feature_t(tag: hb_tag_from_string(feature.tag, -1), value: feature.value, start: 0, end: UInt32.max)
             },
-            rightToLeft: parameters.rightToLeft, face: parameters.face.hbFace, font: parameters.face.hbFont,
+            rightToLeft: parameters.rightToLeft, vertical: parameters.vertical, face: parameters.face.hbFace, font: parameters.face.hbFont,
             scale: parameters.size / parameters.face.unitsPerEm)
         harfBuzzSettings[id] = settings
         return settings
@@ -380,6 +391,18 @@ public final class Shaper {
         var glyphs: [ShapedGlyph] = []
         glyphs.reserveCapacity(count)
         var units = 0
+        if harfBuzzSettings(id).vertical {
+            // HarfBuzz's vertical positions (y up, the pen moving down) in the turned line's terms.
+            for index in 0..<count {
+                let position = positions[index]
+                units -= Int(position.y_advance)
+                glyphs.append(
+                    ShapedGlyph(
+                        id: infos[index].codepoint, cluster: infos[index].cluster, advance: Float(-Double(position.y_advance) * scale),
+                        xOffset: Float(-Double(position.y_offset) * scale), yOffset: Float(Double(position.x_offset) * scale)))
+            }
+            return ShapedText(glyphs: glyphs, advance: Double(units) * scale)
+        }
         for index in 0..<count {
             let x = Double(positions[index].x_advance) * scale
             units += Int(positions[index].x_advance)
@@ -396,10 +419,11 @@ public final class Shaper {
     /// a glyph is missing: map-only layout keeps no glyphs, so none are built.
     private func measureUncached(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> (advance: Double, missing: Bool) {
         let (count, infos, positions, scale) = runHarfBuzz(text, id: id)
+        let vertical = harfBuzzSettings(id).vertical
         var units = 0
         var missing = false
         for index in 0..<count {
-            units += Int(positions[index].x_advance)
+            units += Int(vertical ? -positions[index].y_advance : positions[index].x_advance)
             missing = missing || infos[index].codepoint == 0
         }
         return (Double(units) * scale, missing)

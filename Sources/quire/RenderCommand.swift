@@ -6,7 +6,7 @@ import QuireCore
 enum RenderCommand {
     static let valued: Set<String> = Arguments.limitFlags.union([
         "out", "profile", "size", "stats", "open-at", "image-sizes", "dpi", "font-size", "margin", "line-height", "font", "align", "theme", "jobs", "pages", "user-css",
-        "password", "rotate", "split", "spreads", "flow", Arguments.timeoutFlag,
+        "password", "rotate", "split", "spreads", "flow", "writing-mode", Arguments.timeoutFlag,
     ])
     static let boolean: Set<String> = ["gray", "dither", "no-hyphenation", "map-only", "no-publisher-styles", "quiet", "crop", "force"]
 
@@ -53,6 +53,10 @@ enum RenderCommand {
             settings.textAlign = align
         }
         settings.hyphenation = !options.flag("no-hyphenation")
+        if let value = options.value("writing-mode") {
+            guard let mode = WritingModeChoice(rawValue: value) else { throw QuireError.usage("--writing-mode is one of auto, horizontal") }
+            settings.writingMode = mode
+        }
         settings.publisherStyles = !options.flag("no-publisher-styles")
         if let path = options.value("user-css") {
             guard let data = FileSystem.read(path) else { throw QuireError.cannotOpen(path: path, reason: "cannot read user CSS") }
@@ -91,6 +95,8 @@ enum RenderCommand {
             throw QuireError.usage("--spreads is for EPUB input only (a PDF's spreads are split with --split)")
         } else if options.value("flow") != nil {
             throw QuireError.usage("--flow is for EPUB input only")
+        } else if options.value("writing-mode") != nil {
+            throw QuireError.usage("--writing-mode is for EPUB input only")
         }
         paint.gray = options.flag("gray") || options.flag("dither")
         paint.dither16 = options.flag("dither")

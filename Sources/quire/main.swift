@@ -19,6 +19,8 @@ let usage = """
                           box, as the book's rendition:spread allows; the book's rendition:orientation turns the page)
           [--flow auto|paginated|scrolled]  scrolled: each document one tall image (tiled past 16384 px)
                           and its lines' y in the map (auto: as the book's rendition:flow says)
+          [--writing-mode auto|horizontal]  auto: a book written in columns (writing-mode: vertical-rl)
+                          is set in columns; horizontal: every book in horizontal lines
       render FILE.pdf --out DIR   PDF pages as PNG and DIR/positions.json
           [--dpi N | --profile NAME | --size WxH] [--gray] [--dither] [--jobs N] [--pages RANGE]
           [--password PW] [--rotate 0|90|180|270] [--crop] [--split ltr|rtl|none] [--map-only] [--quiet]

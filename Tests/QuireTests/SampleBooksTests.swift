@@ -14,7 +14,8 @@ import QuirePDF
 import QuirePositions
 import XCTest
 
-/// The second sample book (pictures, Japanese, Hebrew, Arabic, greetings in eight more scripts)
+/// The second sample book (pictures, Japanese, Hebrew, Arabic, greetings in eight more scripts,
+/// Japanese in columns)
 /// and the sample PDF, built by `Samples/build.sh` beside the first sample.
 final class SampleBooksTests: XCTestCase {
     static func scriptsBook() throws -> URL {
@@ -27,7 +28,7 @@ final class SampleBooksTests: XCTestCase {
 
     func testEveryScriptIsSetWithRealGlyphs() throws {
         let (_, result) = try LayoutTests.layout(Self.scriptsBook().path)
-        XCTAssertEqual(result.chapters.count, 5)
+        XCTAssertEqual(result.chapters.count, 6)
         for chapter in result.chapters {
             XCTAssertEqual(chapter.missingGlyphs, 0, "\(chapter.href) has .notdef glyphs")
             XCTAssertFalse(chapter.pages.isEmpty)
@@ -73,7 +74,7 @@ final class SampleBooksTests: XCTestCase {
             let (url, json) = try PositionTests.map(book, profile: profile, directory: directory)
             try PositionTests.checkRoundTrips(map: url, book: book)
             let toc = try XCTUnwrap(json["toc"] as? [[String: Any]])
-            XCTAssertEqual(toc.count, 5)
+            XCTAssertEqual(toc.count, 6)
             XCTAssertTrue(toc.allSatisfy { $0["page"] is Int }, "every TOC entry has a page")
             XCTAssertEqual((json["warnings"] as? [Any])?.count, 0, "\(json["warnings"] ?? [])")
         }

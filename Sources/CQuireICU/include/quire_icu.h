@@ -20,6 +20,10 @@ void quire_apply_word_break(const uint16_t *text, int32_t length, int32_t rule, 
 /// The ICU script code (UScriptCode) of a code point: 0 common, 1 inherited, 25 Latin, 17 Han, …
 int32_t quire_script(uint32_t codepoint);
 
+/// UAX #50 Vertical_Orientation: 0 rotated (R), 1 upright (U), 2 transformed upright (Tu),
+/// 3 transformed rotated (Tr: a vertical form from the font, else rotated).
+int32_t quire_vertical_orientation(uint32_t codepoint);
+
 /// 1 when the code point has the Unicode Default_Ignorable_Code_Point property.
 int32_t quire_is_default_ignorable(uint32_t codepoint);
 
