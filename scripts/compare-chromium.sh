@@ -43,6 +43,23 @@ EOF
 
 # The chapter, unpacked beside its resources, with Quire's page box added last in its head.
 unzip -q "$book" -d "$work/book"
+# Chromium reads no -epub- properties (vertical books often use only those): the standard names,
+# as reading systems built on a browser map them.
+python3 - "$work/book" <<'EOF'
+import os, sys
+pairs = [("-epub-text-combine: horizontal", "text-combine-upright: all"), ("-epub-text-combine:horizontal", "text-combine-upright:all"),
+         ("-epub-writing-mode", "writing-mode"), ("-epub-text-orientation", "text-orientation"), ("-epub-text-emphasis", "text-emphasis")]
+for folder, _, files in os.walk(sys.argv[1]):
+    for name in files:
+        if name.rsplit(".", 1)[-1].lower() in ("css", "xhtml", "html", "htm"):
+            path = os.path.join(folder, name)
+            text = open(path, encoding="utf-8", errors="surrogateescape").read()
+            mapped = text
+            for old, new in pairs:
+                mapped = mapped.replace(old, new)
+            if mapped != text:
+                open(path, "w", encoding="utf-8", errors="surrogateescape").write(mapped)
+EOF
 chapter=$(python3 - "$work/book" "$spine" <<'EOF'
 import os, sys, xml.etree.ElementTree as ET
 root, spine = sys.argv[1], int(sys.argv[2])

@@ -180,6 +180,17 @@ final class InlineLayout {
         return (face.ascent(at: size) - face.descent(at: size)) / 2
     }
 
+    /// How far the over side of a column's upright characters (their em boxes' right edge) sits
+    /// above the turned line's baseline: where its ruby and emphasis marks start.
+    func uprightTop(style index: Int) -> Double { uprightCentre(style: index) + fontSize(styles[index]) / 2 }
+
+    /// The half-leading around a column's em boxes, which ruby and emphasis marks may take before
+    /// they widen the column's line (as browsers set them): none when lines are set solid.
+    func uprightLeading(style index: Int) -> Double {
+        let style = styles[index]
+        return max(0, (style.lineHeightPx(normalFactor: primaryFace(style: index).normalLineHeightFactor) * scale - fontSize(style)) / 2)
+    }
+
     /// Vertical extent of an inline box of this style around the baseline.
     func metrics(_ style: ComputedStyle, face: FontFace) -> Metrics {
         let size = fontSize(style)
@@ -206,7 +217,10 @@ final class InlineLayout {
         var result = metrics(style, face: spacingFace)
         if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) {
             let size = fontSize(style) / 2
-            result.top = max(result.top, face.ascent(at: fontSize(style)) + baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))
+            // In a column, the marks' em boxes stand beside the characters' em boxes.
+            let over = vertical ? uprightTop(style: index) : face.ascent(at: fontSize(style))
+            let height = vertical ? max(0, size - uprightLeading(style: index)) : mark.face.ascent(at: size) + mark.face.descent(at: size)
+            result.top = max(result.top, over + baselineShift(style) + height)
         }
         caches.pieceMetrics[key] = result
         return result
@@ -912,10 +926,7 @@ final class InlineLayout {
         }
         let size = fontSize(style) / 2
         // In vertical text the marks stand upright in a column of their own on the right.
-        let y =
-            vertical
-            ? top - (mark.face.ascent(at: size) + mark.face.descent(at: size)) / 2
-            : top - mark.face.descent(at: size)
+        let y = vertical ? top - size / 2 : top - mark.face.descent(at: size)
         var run = GlyphRun(
             face: mark.face, size: size, color: emphasis.color ?? style.color, origin: Point(x: x, y: y),
             glyphs: glyphs, xs: xs, ys: ys, syntheticBold: false, syntheticItalic: false)
@@ -1281,12 +1292,17 @@ final class InlineLayout {
                 guard let scalar = String(decoding: annotation.text, as: UTF16.self).unicodeScalars.first else { continue }
                 let primary = services.fonts.primaryFace(for: request(style), bookFonts: caches.bookFonts)
                 let face = primary.covers(scalar) ? primary : services.fonts.fallbackFace(for: scalar, request: request(style)) ?? primary
-                let baseStyle = styles[paragraph.runs.first { $0.start <= annotation.base.lowerBound && $0.end > annotation.base.lowerBound }?.style ?? annotation.style]
+                let baseIndex = paragraph.runs.first { $0.start <= annotation.base.lowerBound && $0.end > annotation.base.lowerBound }?.style ?? annotation.style
+                let baseStyle = styles[baseIndex]
                 let baseFace = pieces.first { $0.kind == .text && $0.start <= annotation.base.lowerBound && $0.end > annotation.base.lowerBound }
                     .map { self.face($0.face) } ?? strutFace
-                let baseAscent = baseFace.ascent(at: fontSize(baseStyle)) + baselineShift(baseStyle)
                 let size = fontSize(style)
-                extent.top = max(extent.top, baseAscent + face.ascent(at: size) + face.descent(at: size))
+                // In a column, the annotation's em boxes stand against the base's (as browsers set it).
+                let baseAscent = (vertical ? uprightTop(style: baseIndex) : baseFace.ascent(at: fontSize(baseStyle))) + baselineShift(baseStyle)
+                let height =
+                    vertical && style.textOrientation != .sideways
+                    ? max(0, size - uprightLeading(style: baseIndex)) : face.ascent(at: size) + face.descent(at: size)
+                extent.top = max(extent.top, baseAscent + height)
                 annotations.append((annotation, face, baseAscent))
             }
         }
@@ -1404,7 +1420,7 @@ final class InlineLayout {
                 }
                 if !style.textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
                 if let emphasis = style.textEmphasis, style.visibility == .visible, let mark = marks[index] {
-                    items.append(.glyphs(emphasisRun(mark, emphasis: emphasis, style: style, over: shaped, piece: piece.start, in: paragraph, x: x, baseline: baseline - baselineShift(style) - face.ascent(at: fontSize(style)))))
+                    items.append(.glyphs(emphasisRun(mark, emphasis: emphasis, style: style, over: shaped, piece: piece.start, in: paragraph, x: x, baseline: baseline - baselineShift(style) - (vertical ? uprightTop(style: piece.style) : face.ascent(at: fontSize(style))))))
                 }
             case .atom:
                 let box = paragraph.atoms[piece.start]!
@@ -1446,9 +1462,7 @@ final class InlineLayout {
             let over = baseline - baseAscent
             let origin = Point(
                 x: (left + right - shaped.advance) / 2,
-                y: upright
-                    ? over - (face.ascent(at: size) + face.descent(at: size)) / 2
-                    : over - face.descent(at: size))
+                y: upright ? over - size / 2 : over - face.descent(at: size))
             var run = GlyphRun(
                 face: face, size: size, color: style.color, origin: origin, glyphs: shaped.glyphs.map(\.id),
                 xs: xs,
