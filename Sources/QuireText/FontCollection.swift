@@ -64,7 +64,23 @@ public final class FontCollection: @unchecked Sendable {
         "arial": "sans-serif", "helvetica": "sans-serif", "verdana": "sans-serif", "helvetica neue": "sans-serif",
         "courier": "monospace", "courier new": "monospace", "consolas": "monospace", "menlo": "monospace",
     ]
-    /// fontconfig families preferred for fallback, per generic family.
+    /// The Noto CJK region whose glyph forms a language is written with: Traditional Chinese
+    /// (Taiwan, Macau), Hong Kong, Simplified Chinese, Korean; Japanese's for anything else. The
+    /// families' names outrank fontconfig's language match, so the region is named outright.
+    static func cjkRegion(_ language: String?) -> String {
+        let subtags = (language ?? "").lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
+        switch subtags.first {
+        case "zh", "yue", "cmn":
+            if subtags.contains("hk") { return "HK" }
+            if subtags.contains("hant") || subtags.contains("tw") || subtags.contains("mo") { return "TC" }
+            return subtags.first == "yue" ? "HK" : "SC"
+        case "ko": return "KR"
+        default: return "JP"
+        }
+    }
+
+    /// fontconfig families preferred for fallback, per generic family (CJK JP stands for the
+    /// request's region, see `cjkRegion`).
     static let fallbackFamilies: [String: [String]] = [
         "serif": ["Noto Serif", "Noto Serif CJK JP", "Noto Sans"],
         "sans-serif": ["Noto Sans", "Noto Sans CJK JP"],
@@ -215,8 +231,9 @@ public final class FontCollection: @unchecked Sendable {
     private func queryFontconfig(scalar: Unicode.Scalar, generic: String, request: FontRequest) -> FontFace? {
         guard Self.fontconfigLoaded, let pattern = FcPatternCreate() else { return nil }
         defer { FcPatternDestroy(pattern) }
+        let region = Self.cjkRegion(request.language)
         for family in FontCollection.fallbackFamilies[generic] ?? [] {
-            FcPatternAddString(pattern, FC_FAMILY, family)
+            FcPatternAddString(pattern, FC_FAMILY, family.hasSuffix(" CJK JP") ? String(family.dropLast(2)) + region : family)
         }
         FcPatternAddString(pattern, FC_FAMILY, generic)
         let charset = FcCharSetCreate()

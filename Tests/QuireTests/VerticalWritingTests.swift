@@ -276,6 +276,19 @@ final class VerticalWritingTests: XCTestCase {
         }
     }
 
+    /// CJK text takes the glyph forms of its language's region: Traditional Chinese (centred
+    /// punctuation), Simplified, Korean and Japanese each from their own Noto CJK face.
+    func testCJKFallbackFollowsTheLanguagesRegion() throws {
+        let fonts = try FontCollection()
+        for (language, family) in [
+            ("zh-TW", "Noto Serif CJK TC"), ("zh-Hant", "Noto Serif CJK TC"), ("zh-HK", "Noto Serif CJK HK"), ("zh-CN", "Noto Serif CJK SC"),
+            ("zh", "Noto Serif CJK SC"), ("ko", "Noto Serif CJK KR"), ("ja", "Noto Serif CJK JP"), ("en", "Noto Serif CJK JP"),
+        ] {
+            let request = FontRequest(families: ["serif"], bold: false, italic: false, language: language)
+            XCTAssertEqual(fonts.fallbackFace(for: "，", request: request)?.familyName, family, language)
+        }
+    }
+
     /// `--writing-mode horizontal` sets the vertical chapter in lines again, and says so in the map.
     func testHorizontalOnRequest() throws {
         let book = try SampleBooksTests.scriptsBook().path
