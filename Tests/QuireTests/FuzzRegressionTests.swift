@@ -110,5 +110,25 @@ final class FuzzRegressionTests: XCTestCase {
                 XCTAssertGreaterThanOrEqual(back, offset, pointer)
             }
         }
+        // A document crengine keeps no text of (white space around a picture): an offset names
+        // the element holding it, which resolves to that element's start (at or before it).
+        let picture = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>T</title></head>
+            <body>
+              <div><img alt="cover" src="cover.png"/></div>
+            </body></html>
+            """
+        let pictureDocument = try ContentDocument.parse(Array(picture.utf8), path: "c.xhtml")
+        let pictureText = DocumentText(pictureDocument)
+        let empty = try XCTUnwrap(CrengineText(pictureText, styles: CrengineStyle.of(pictureDocument) { _ in nil }))
+        XCTAssertTrue(empty.nodes.isEmpty)
+        for offset in 0...pictureText.length {
+            let pointer = XPointer.make(spineIndex: 0, fragmentCount: 1, text: pictureText, model: empty, offset: offset)
+            XCTAssertFalse(pointer.contains("text()"), pointer)
+            let back = try XPointer.offset(of: XPointer.parse(pointer), in: pictureText, model: empty)
+            XCTAssertLessThanOrEqual(back, offset, pointer)
+            XCTAssertTrue(pointer.hasPrefix("/body/DocFragment/body"), pointer)
+        }
     }
 }
