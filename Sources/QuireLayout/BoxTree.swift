@@ -349,6 +349,7 @@ struct BoxTreeBuilder {
             let base = paragraph.annotations[index].base
             paragraph.annotations[index].base = base.lowerBound + units.count..<base.upperBound + units.count
         }
+        paragraph.combinedRanges = paragraph.combinedRanges.map { ($0.lowerBound + units.count)..<($0.upperBound + units.count) }
     }
 
     struct FlowContext {
@@ -463,7 +464,8 @@ struct BoxTreeBuilder {
                     box = (paragraph, paragraph.inlineBoxes.count - 1)
                 }
                 var combined: (paragraph: Paragraph, start: Int)?
-                if style.textCombineUpright == .all, inlineStyle.textCombineUpright != .all {
+                // (Vertical text only: a horizontal chapter's paragraphs start as they always have.)
+                if style.textCombineUpright == .all, inlineStyle.textCombineUpright != .all, style.writingMode == .verticalRL {
                     let paragraph = context.currentParagraph(offset: document.textOffset(atElement: childElement.id))
                     combined = (paragraph, paragraph.text.count)
                 }

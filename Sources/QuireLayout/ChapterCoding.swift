@@ -335,7 +335,8 @@ extension GlyphRun {
         self.init(
             face: faces[index], size: size, color: color, origin: origin, glyphs: try reader.ints(UInt32.self), xs: try reader.floats(),
             ys: try reader.floats(), syntheticBold: try reader.bool(), syntheticItalic: try reader.bool(), sources: try reader.ints(Int32.self))
-        guard let orientation = GlyphOrientation(rawValue: UInt8(clamping: try reader.int())) else { throw ByteReader.Damaged() }
+        let raw = try reader.int()
+        guard (0...2).contains(raw), let orientation = GlyphOrientation(rawValue: UInt8(raw)) else { throw ByteReader.Damaged() }
         self.orientation = orientation
     }
 }

@@ -327,15 +327,16 @@ public final class BookLayout: @unchecked Sendable {
             ? max(profile.height, Int((content.y * 2 + (ranges[0].bottom - ranges[0].top)).rounded(.up))) : profile.height
         let layers = layerItems(flow, cuts: ranges)
         // Items go to the content box, or to the turned page's frame and from there onto the page.
+        // (`dy` is the whole vertical move, origin included.)
         let origin = frame == nil ? Point(x: content.x, y: content.y) : Point(x: 0, y: 0)
         func place(_ item: DisplayItem, dy: Double) -> DisplayItem {
-            let moved = translate(item, dx: origin.x, dy: origin.y + dy)
+            let moved = translate(item, dx: origin.x, dy: dy)
             return frame?.item(moved) ?? moved
         }
         func place(_ record: LineRecord, dy: Double) -> LineRecord {
             var moved = record
             moved.rect.x += origin.x
-            moved.rect.y += origin.y + dy
+            moved.rect.y += dy
             return frame?.line(moved) ?? moved
         }
         var pages: [Page] = []
@@ -350,10 +351,10 @@ public final class BookLayout: @unchecked Sendable {
             if headerHeight > 0 {
                 let header = flow.headers[flow.slices[range.lowerBound].header]
                 for slice in header.slices {
-                    for item in itemsBySlice[slice] { items.append(place(item, dy: -header.top)) }
+                    for item in itemsBySlice[slice] { items.append(place(item, dy: origin.y - header.top)) }
                 }
             }
-            let dy = headerHeight - top
+            let dy = origin.y + headerHeight - top
             for item in layers.below[pageIndex] { items.append(place(item, dy: dy)) }
             for span in flow.spanning where span.bottom > top && span.top < bottom {
                 if let clipped = clip(span.item, top: top, bottom: bottom) { items.append(place(clipped, dy: dy)) }

@@ -218,9 +218,11 @@ final class InlineLayout {
         if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) {
             let size = fontSize(style) / 2
             // In a column, the marks' em boxes stand beside the characters' em boxes.
-            let over = vertical ? uprightTop(style: index) : face.ascent(at: fontSize(style))
-            let height = vertical ? max(0, size - uprightLeading(style: index)) : mark.face.ascent(at: size) + mark.face.descent(at: size)
-            result.top = max(result.top, over + baselineShift(style) + height)
+            if vertical {
+                result.top = max(result.top, uprightTop(style: index) + baselineShift(style) + max(0, size - uprightLeading(style: index)))
+            } else {
+                result.top = max(result.top, face.ascent(at: fontSize(style)) + baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))
+            }
         }
         caches.pieceMetrics[key] = result
         return result
@@ -542,7 +544,7 @@ final class InlineLayout {
         var result: [Segment] = []
         result.reserveCapacity(segments.count + segments.count / 4)
         for segment in segments {
-            guard segment.kind == .text, styles[segment.style].hyphens != .none, segment.end - segment.start >= 2 else {
+            guard segment.kind == .text, !segment.combined, styles[segment.style].hyphens != .none, segment.end - segment.start >= 2 else {
                 result.append(segment)
                 continue
             }
@@ -579,7 +581,9 @@ final class InlineLayout {
         let index = itemSegment[itemIndex]
         guard index >= 0 else { return nil }
         let segment = segments[index]
-        guard segment.kind == .text, !segment.fragment, segment.end - segment.start >= Hyphenator.minimumWordLength else { return nil }
+        guard segment.kind == .text, !segment.fragment, !segment.combined, segment.end - segment.start >= Hyphenator.minimumWordLength else {
+            return nil
+        }
         let paragraphLanguage = paragraph.blockStyle.language ?? bookLanguage
         let languageID = hyphenationLanguageID(style: segment.style, paragraphLanguage: paragraphLanguage)
         guard languageID >= 0, let language = paragraphLanguage else { return nil }
@@ -1299,10 +1303,11 @@ final class InlineLayout {
                 let size = fontSize(style)
                 // In a column, the annotation's em boxes stand against the base's (as browsers set it).
                 let baseAscent = (vertical ? uprightTop(style: baseIndex) : baseFace.ascent(at: fontSize(baseStyle))) + baselineShift(baseStyle)
-                let height =
-                    vertical && style.textOrientation != .sideways
-                    ? max(0, size - uprightLeading(style: baseIndex)) : face.ascent(at: size) + face.descent(at: size)
-                extent.top = max(extent.top, baseAscent + height)
+                if vertical && style.textOrientation != .sideways {
+                    extent.top = max(extent.top, baseAscent + max(0, size - uprightLeading(style: baseIndex)))
+                } else {
+                    extent.top = max(extent.top, baseAscent + face.ascent(at: size) + face.descent(at: size))
+                }
                 annotations.append((annotation, face, baseAscent))
             }
         }

@@ -8,7 +8,7 @@ import QuireCore
 enum BatchCommand {
     static let exitSomeFailed: Int32 = 75
     /// Geometry and reading settings, as `quire render` takes them, applied to every profile.
-    static let readingSettings: Set<String> = ["size", "dpi", "font-size", "margin", "line-height", "font", "align", "user-css"]
+    static let readingSettings: Set<String> = ["size", "dpi", "font-size", "margin", "line-height", "font", "align", "user-css", "writing-mode"]
 
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(

@@ -74,6 +74,9 @@ _quire() {
         --flow)
             COMPREPLY=($(compgen -W "auto paginated scrolled" -- "$cur"))
             return ;;
+        --writing-mode)
+            COMPREPLY=($(compgen -W "auto horizontal" -- "$cur"))
+            return ;;
         --rotate)
             COMPREPLY=($(compgen -W "0 90 180 270" -- "$cur"))
             return ;;
@@ -131,7 +134,7 @@ _quire() {
         render)
             options="--out --profile --size --dpi --font-size --margin --line-height --font --align --theme
                 --gray --dither --jobs --pages --no-hyphenation --no-publisher-styles --user-css --map-only
-                --force --stats --image-sizes --open-at --quiet --password --rotate --crop --split --spreads --flow --timeout $_quire_limit_options" ;;
+                --force --stats --image-sizes --open-at --quiet --password --rotate --crop --split --spreads --flow --writing-mode --timeout $_quire_limit_options" ;;
         locate)
             options="--json --book --page --from --locator --cfi --xpointer --progression --total-progression
                 --position --convention --label --toc --timeout $_quire_limit_options" ;;
