@@ -82,13 +82,19 @@ final class SettlingTests: XCTestCase {
         let gate = DispatchSemaphore(value: 0)
         let inner: ImageMeasurer
         let lock = NSLock()
-        var calls = 0
+        private var callCount = 0
+        /// Read under the lock the measuring threads write it under.
+        var calls: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return callCount
+        }
 
         init(inner: ImageMeasurer) { self.inner = inner }
 
         func measure(_ path: String) -> ImageMeasurement {
             lock.lock()
-            calls += 1
+            callCount += 1
             lock.unlock()
             gate.wait()
             gate.signal()
