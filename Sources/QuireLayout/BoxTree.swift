@@ -465,7 +465,7 @@ struct BoxTreeBuilder {
                 }
                 var combined: (paragraph: Paragraph, start: Int)?
                 // (Vertical text only: a horizontal chapter's paragraphs start as they always have.)
-                if style.textCombineUpright == .all, inlineStyle.textCombineUpright != .all, style.writingMode == .verticalRL {
+                if style.textCombineUpright == .all, inlineStyle.textCombineUpright != .all, style.writingMode != .horizontalTB {
                     let paragraph = context.currentParagraph(offset: document.textOffset(atElement: childElement.id))
                     combined = (paragraph, paragraph.text.count)
                 }

@@ -148,6 +148,7 @@ extension Page {
         writer.int(start)
         writer.int(end)
         writer.bool(vertical)
+        writer.bool(columnsLeftToRight)
         guard withItems else { return }
         writer.bool(clip != nil)
         clip?.encode(into: &writer)
@@ -234,6 +235,7 @@ extension Page {
         start = try reader.int()
         end = try reader.int()
         vertical = try reader.bool()
+        columnsLeftToRight = try reader.bool()
         guard withItems else { return }
         if try reader.bool() { clip = try Rect(decoding: &reader) }
         for _ in 0..<(try reader.count(itemSize: 37)) {

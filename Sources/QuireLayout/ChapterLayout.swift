@@ -291,8 +291,8 @@ public final class BookLayout: @unchecked Sendable {
                 Warning("nesting-limit", "\(href): elements nested deeper than \(BoxTreeBuilder.maxNesting) are set as plain text"))
         }
         // A chapter in columns is laid out on the page turned a quarter turn (see VerticalText.swift).
-        let frame = settings.writingMode == .auto && !settings.scrolled && Self.isVertical(root, body: document.body?.id)
-            ? VerticalFrame(content: content) : nil
+        let columns = settings.writingMode == .auto && !settings.scrolled ? Self.columnMode(root, body: document.body?.id) : nil
+        let frame = columns.map { VerticalFrame(content: content, leftToRight: $0 == .verticalLR) }
         let flowWidth = frame?.frameWidth ?? content.width
         let flowHeight = frame?.frameHeight ?? content.height
         let caches = InlineCaches(worker: worker)
@@ -329,15 +329,12 @@ public final class BookLayout: @unchecked Sendable {
         // Items go to the content box, or to the turned page's frame and from there onto the page.
         // (`dy` is the whole vertical move, origin included.)
         let origin = frame == nil ? Point(x: content.x, y: content.y) : Point(x: 0, y: 0)
-        func place(_ item: DisplayItem, dy: Double) -> DisplayItem {
-            let moved = translate(item, dx: origin.x, dy: dy)
-            return frame?.item(moved) ?? moved
-        }
+        func place(_ item: DisplayItem, dy: Double) -> DisplayItem { translate(item, dx: origin.x, dy: dy) }
         func place(_ record: LineRecord, dy: Double) -> LineRecord {
             var moved = record
             moved.rect.x += origin.x
             moved.rect.y += dy
-            return frame?.line(moved) ?? moved
+            return moved
         }
         var pages: [Page] = []
         let (itemsBySlice, linesBySlice) = flow.bySlice()
@@ -366,11 +363,13 @@ public final class BookLayout: @unchecked Sendable {
             }
             for item in layers.above[pageIndex] { items.append(place(item, dy: dy)) }
             for record in layers.lines[pageIndex] { lines.append(place(record, dy: dy)) }
+            if let frame { (items, lines) = frame.page(items, lines: lines) }
             let start = pageIndex == 0 ? 0 : flow.slices[range.lowerBound].start
             var page = Page(
                 spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: pageHeight, items: items, lines: lines, start: start,
                 end: document.textLength)
             page.vertical = frame != nil
+            page.columnsLeftToRight = frame?.leftToRight ?? false
             pages.append(page)
         }
         // A page holding nothing but one image (a cover, a plate) shows it centred.
@@ -399,13 +398,17 @@ public final class BookLayout: @unchecked Sendable {
             crengineStyles: styles.matchesReference ? CrengineStyle.of(document.tree, styles: styles) : nil, imagePaths: builder.imagePaths)
     }
 
-    /// Whether the chapter's principal writing mode is vertical-rl: body's, as browsers take it to
-    /// the viewport, else the root's. (vertical-lr is still set in horizontal lines.)
-    static func isVertical(_ root: BlockNode, body: NodeID?) -> Bool {
+    /// The chapter's principal writing mode when it is set in columns (vertical-rl or vertical-lr),
+    /// else nil: body's, as browsers take it to the viewport, else the root's.
+    static func columnMode(_ root: BlockNode, body: NodeID?) -> WritingMode? {
+        var mode = root.style.writingMode
         if let body {
-            for case .block(let child) in root.children where child.node == body { return child.style.writingMode == .verticalRL }
+            for case .block(let child) in root.children where child.node == body {
+                mode = child.style.writingMode
+                break
+            }
         }
-        return root.style.writingMode == .verticalRL
+        return mode == .horizontalTB ? nil : mode
     }
 
     /// The background that covers the whole page: the root element's, or if that is transparent,

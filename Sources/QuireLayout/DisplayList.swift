@@ -189,8 +189,10 @@ public struct Page: Sendable {
     public var end: Int
     /// What the page's items are clipped to (a fixed-layout viewport on a larger page); nil is the page.
     public var clip: Rect? = nil
-    /// The page's text is set in columns (`writing-mode: vertical-rl`).
+    /// The page's text is set in columns (`writing-mode: vertical-rl` or `vertical-lr`).
     public var vertical = false
+    /// Its columns follow each other from the left (`vertical-lr`), not from the right.
+    public var columnsLeftToRight = false
 }
 
 extension Page {

@@ -218,10 +218,17 @@ final class InlineLayout {
         if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) {
             let size = fontSize(style) / 2
             // In a column, the marks' em boxes stand beside the characters' em boxes.
-            if vertical {
+            switch (vertical, emphasis.under) {
+            case (true, false):
                 result.top = max(result.top, uprightTop(style: index) + baselineShift(style) + max(0, size - uprightLeading(style: index)))
-            } else {
+            case (true, true):
+                let emBottom = fontSize(style) - uprightTop(style: index)
+                result.bottom = max(result.bottom, emBottom - baselineShift(style) + max(0, size - uprightLeading(style: index)))
+            case (false, false):
+                // (Summed in this order: horizontal lines keep their offsets to the bit.)
                 result.top = max(result.top, face.ascent(at: fontSize(style)) + baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))
+            case (false, true):
+                result.bottom = max(result.bottom, face.descent(at: fontSize(style)) - baselineShift(style) + mark.face.ascent(at: size) + mark.face.descent(at: size))
             }
         }
         caches.pieceMetrics[key] = result
@@ -894,10 +901,11 @@ final class InlineLayout {
     }
 
     /// Emphasis marks centred over each character of a shaped piece, except spaces and punctuation
-    /// (CSS Text Decoration 3 §3.3). `top` is the top of the text's ascent.
+    /// (CSS Text Decoration 3 §3.3), beside the text's over edge `top` or, `under`, its under edge
+    /// `bottom`.
     func emphasisRun(
         _ mark: (face: FontFace, shaped: ShapedText), emphasis: TextEmphasis, style: ComputedStyle, over shaped: ShapedText, piece start: Int,
-        in paragraph: Paragraph, x: Double, baseline top: Double
+        in paragraph: Paragraph, x: Double, top: Double, bottom: Double
     ) -> GlyphRun {
         var glyphs: [UInt32] = []
         var xs: [Float] = []
@@ -929,8 +937,13 @@ final class InlineLayout {
             pen += advance
         }
         let size = fontSize(style) / 2
-        // In vertical text the marks stand upright in a column of their own on the right.
-        let y = vertical ? top - size / 2 : top - mark.face.descent(at: size)
+        // In vertical text the marks stand upright in a column of their own, on the right (or left).
+        let y = switch (vertical, emphasis.under) {
+        case (true, false): top - size / 2
+        case (true, true): bottom + size / 2
+        case (false, false): top - mark.face.descent(at: size)
+        case (false, true): bottom + mark.face.ascent(at: size)
+        }
         var run = GlyphRun(
             face: mark.face, size: size, color: emphasis.color ?? style.color, origin: Point(x: x, y: y),
             glyphs: glyphs, xs: xs, ys: ys, syntheticBold: false, syntheticItalic: false)
@@ -1425,7 +1438,10 @@ final class InlineLayout {
                 }
                 if !style.textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
                 if let emphasis = style.textEmphasis, style.visibility == .visible, let mark = marks[index] {
-                    items.append(.glyphs(emphasisRun(mark, emphasis: emphasis, style: style, over: shaped, piece: piece.start, in: paragraph, x: x, baseline: baseline - baselineShift(style) - (vertical ? uprightTop(style: piece.style) : face.ascent(at: fontSize(style))))))
+                    // The text's over and under edges: its em boxes' in a column, else its ascent and descent.
+                    let top = baseline - baselineShift(style) - (vertical ? uprightTop(style: piece.style) : face.ascent(at: fontSize(style)))
+                    let bottom = vertical ? top + fontSize(style) : baseline - baselineShift(style) + face.descent(at: fontSize(style))
+                    items.append(.glyphs(emphasisRun(mark, emphasis: emphasis, style: style, over: shaped, piece: piece.start, in: paragraph, x: x, top: top, bottom: bottom)))
                 }
             case .atom:
                 let box = paragraph.atoms[piece.start]!
@@ -1481,8 +1497,13 @@ final class InlineLayout {
             let thickness = max(1, size / 18)
             var ys: [Double] = []
             if style.textDecoration.contains(.underline) {
-                // `under`: below the primary font's descenders.
-                ys.append(style.underlineUnder ? baseline + primaryFace(style: decoration.style).descent(at: size) + thickness / 2 : baseline + size * 0.12)
+                if vertical && style.underlineRight {
+                    // On the column's right: just past the over side of its em boxes.
+                    ys.append(baseline - uprightTop(style: decoration.style) - thickness / 2)
+                } else {
+                    // `under`: below the primary font's descenders.
+                    ys.append(style.underlineUnder ? baseline + primaryFace(style: decoration.style).descent(at: size) + thickness / 2 : baseline + size * 0.12)
+                }
             }
             if style.textDecoration.contains(.lineThrough) { ys.append(baseline - size * 0.28) }
             if style.textDecoration.contains(.overline) { ys.append(baseline - size * 0.85) }

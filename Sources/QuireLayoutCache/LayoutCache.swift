@@ -50,7 +50,7 @@ public final class LayoutCache: Sendable {
 
     /// The key of one chapter: 32 hex digits over what the layout depends on.
     public static func key(bookSHA256: String, spineIndex: Int, layoutHash: String, extra: String) -> String {
-        let material = "quire-layout-cache-2\n\(PositionMap.engineVersion)\n\(bookSHA256)\n\(spineIndex)\n\(layoutHash)\n\(extra)"
+        let material = "quire-layout-cache-3\n\(PositionMap.engineVersion)\n\(bookSHA256)\n\(spineIndex)\n\(layoutHash)\n\(extra)"
         return String(hexString(SHA256.hash(Array(material.utf8))).prefix(32))
     }
 

@@ -316,10 +316,13 @@ struct MapBuilder {
         let toc = self.navigation(navigation.toc, level: 1, kind: "toc", warnings: &warnings)
         let landmarks = self.navigation(navigation.landmarks, level: 1, kind: "landmark", warnings: &warnings)
         let metadata = publication.metadata
-        // A book set in columns (its first chapter with text is) turns its pages right to left
-        // when its spine does not say otherwise, as a vertical-rl document's pages follow.
+        // A book set in columns from the right (its first chapter with text is) turns its pages
+        // right to left when its spine does not say otherwise, as a vertical-rl document's pages
+        // follow; vertical-lr columns, from the left, keep left to right.
         var readingProgression = publication.readingProgression
-        if publication.pageProgression == .auto, let first = result.chapters.first(where: { $0.textLength > 0 }), first.pages.first?.vertical == true {
+        if publication.pageProgression == .auto, let first = result.chapters.first(where: { $0.textLength > 0 })?.pages.first,
+            first.vertical, !first.columnsLeftToRight
+        {
             readingProgression = .rtl
         }
         let book = PositionMap.BookEntry(

@@ -23,6 +23,7 @@ struct FullStyle: Hashable {
     var quotes: [String]? = nil  // nil = auto
     var emphasisStyle = "none"
     var emphasisColor: Color? = nil
+    var emphasisPosition = "over right"
     var custom: [String: [CV]] = [:]
     /// The font size was given in absolute units here or by an ancestor (browsers then leave it
     /// alone when the family turns monospace).
@@ -58,6 +59,7 @@ struct FullStyle: Hashable {
         child.quotes = quotes
         child.emphasisStyle = emphasisStyle
         child.emphasisColor = emphasisColor
+        child.emphasisPosition = emphasisPosition
         child.custom = custom
         child.fontSizeIsAbsolute = fontSizeIsAbsolute
         child.fontSizeIsMonospaceScaled = fontSizeIsMonospaceScaled
@@ -618,7 +620,10 @@ final class Cascade {
         case .textCombineUpright: full.style.textCombineUpright = s.textCombineUpright
         case .textEmphasisStyle: full.emphasisStyle = source.emphasisStyle
         case .textEmphasisColor: full.emphasisColor = source.emphasisColor
-        case .textUnderlinePosition: full.style.underlineUnder = source.style.underlineUnder
+        case .textEmphasisPosition: full.emphasisPosition = source.emphasisPosition
+        case .textUnderlinePosition:
+            full.style.underlineUnder = source.style.underlineUnder
+            full.style.underlineRight = source.style.underlineRight
         }
     }
 
@@ -873,7 +878,10 @@ final class Cascade {
         case .textCombineUpright: full.style.textCombineUpright = keyword(v) == "all" ? .all : .none
         case .textEmphasisStyle: full.emphasisStyle = keyword(v)
         case .textEmphasisColor: if case .color(let c) = v { full.emphasisColor = c }
-        case .textUnderlinePosition: full.style.underlineUnder = keyword(v).hasPrefix("under")
+        case .textEmphasisPosition: full.emphasisPosition = keyword(v)
+        case .textUnderlinePosition:
+            full.style.underlineUnder = keyword(v).hasPrefix("under")
+            full.style.underlineRight = keyword(v).hasSuffix("right")
         case .quotes:
             switch v {
             case .quotes(let q): full.quotes = q
@@ -915,6 +923,9 @@ final class Cascade {
         }
         s.fontFeatures = features
         s.textEmphasis = Cascade.emphasis(full.emphasisStyle, color: full.emphasisColor, vertical: s.writingMode != .horizontalTB)
+        // Under the text in a line; on the column's left in vertical text.
+        let position = full.emphasisPosition.split(separator: " ")
+        s.textEmphasis?.under = s.writingMode == .horizontalTB ? position.first == "under" : position.last == "left"
         let overrides = environment.overrides
         if let family = overrides.fontFamily, !s.fontFamilies.contains("monospace"), s.fontFamilies.first != family {
             s.fontFamilies = [family] + s.fontFamilies.filter { $0 != family }

@@ -265,6 +265,9 @@ public struct BoxShadow: Sendable, Hashable {
 public struct TextEmphasis: Sendable, Hashable {
     public var mark: String
     public var color: Color?  // nil = currentColor
+    /// The marks stand on the text's under side (`text-emphasis-position: under`, or `left` in
+    /// vertical text), not on its over side.
+    public var under = false
     public init(mark: String, color: Color? = nil) {
         self.mark = mark
         self.color = color
@@ -360,6 +363,9 @@ public struct ComputedStyle: Sendable, Hashable {
     public var textEmphasis: TextEmphasis? = nil
     /// `text-underline-position: under`: the underline below the descenders, not at the baseline's offset.
     public var underlineUnder = false
+    /// `text-underline-position: right` (or `under right`): in vertical text the underline stands
+    /// on the column's right, its over side, not on its left.
+    public var underlineRight = false
     /// Tables: adjacent cell borders merge into one (`border-collapse: collapse`).
     public var borderCollapse = false
     /// Tables in the separated model: CSS px between cells, and between cells and the table's border.
@@ -408,6 +414,7 @@ public struct ComputedStyle: Sendable, Hashable {
         child.textCombineUpright = textCombineUpright
         child.textEmphasis = textEmphasis
         child.underlineUnder = underlineUnder
+        child.underlineRight = underlineRight
         child.borderCollapse = borderCollapse
         child.borderSpacingHorizontal = borderSpacingHorizontal
         child.borderSpacingVertical = borderSpacingVertical

@@ -23,7 +23,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case textTransform, letterSpacing, wordSpacing, whiteSpace, hyphens, direction, writingMode
     case listStyleType, listStylePosition, widows, orphans, visibility, quotes
     case wordBreak, overflowWrap, lineBreak, textOrientation, textCombineUpright, textEmphasisStyle, textEmphasisColor
-    case borderCollapse, borderSpacingHorizontal, borderSpacingVertical, textUnderlinePosition
+    case borderCollapse, borderSpacingHorizontal, borderSpacingVertical, textUnderlinePosition, textEmphasisPosition
 
     var inherited: Bool { rawValue >= PropertyID.fontFamily.rawValue }
 }
@@ -177,6 +177,8 @@ enum Properties {
         "-epub-text-emphasis-color": .textEmphasisColor, "-webkit-text-emphasis-color": .textEmphasisColor,
         "text-underline-position": .textUnderlinePosition, "-epub-text-underline-position": .textUnderlinePosition,
         "-webkit-text-underline-position": .textUnderlinePosition,
+        "text-emphasis-position": .textEmphasisPosition, "-epub-text-emphasis-position": .textEmphasisPosition,
+        "-webkit-text-emphasis-position": .textEmphasisPosition,
         // Logical properties, for horizontal left-to-right text.
         "margin-block-start": .marginTop, "margin-block-end": .marginBottom, "margin-inline-start": .marginLeft,
         "margin-inline-end": .marginRight, "padding-block-start": .paddingTop, "padding-block-end": .paddingBottom,
@@ -269,7 +271,7 @@ enum Properties {
         "scale", "scroll-behavior", "shape-image-threshold", "shape-margin", "shape-outside", "speak", "speak-as",
         "tab-size", "table-layout", "text-combine-upright", "text-decoration-color", "text-decoration-skip",
         "text-decoration-skip-ink", "text-decoration-style", "text-decoration-thickness", "text-emphasis",
-        "text-emphasis-color", "text-emphasis-position", "text-emphasis-style", "text-justify", "text-orientation",
+        "text-emphasis-color", "text-emphasis-style", "text-justify", "text-orientation",
         "text-overflow", "text-rendering", "text-shadow", "text-size-adjust", "text-underline-offset",
         "text-wrap", "touch-action", "transform", "transform-origin", "transform-style",
         "transition", "transition-delay", "transition-duration", "transition-property", "transition-timing-function",
@@ -336,9 +338,10 @@ enum Properties {
     static func honoured(_ property: PropertyID, _ value: SpecifiedValue) -> Bool {
         let word: String? = { if case .keyword(let word) = value { return word } else { return nil } }()
         switch property {
-        case .writingMode: return word == "horizontal-tb" || word == "vertical-rl"  // vertical-lr is set horizontally yet
+        case .writingMode: return ["horizontal-tb", "vertical-rl", "vertical-lr"].contains(word ?? "")  // sideways-* are not
         case .textOrientation: return true
-        case .textUnderlinePosition: return !(word ?? "").contains("left") && !(word ?? "").contains("right")  // sides of vertical text
+        case .textUnderlinePosition: return true
+        case .textEmphasisPosition: return true
         case .textCombineUpright: return word == "none" || word == "all"
         case .unicodeBidi: return word == "normal"  // embeddings and isolates come from direction alone
         case .objectFit: return word == "fill"
@@ -1103,6 +1106,13 @@ enum Properties {
             return values.isEmpty || values.count > 2 ? nil : .keyword((fill.isEmpty ? "filled" : fill) + " " + shape)
         case .textEmphasisColor:
             return single.flatMap(color)
+        case .textEmphasisPosition:
+            // [over | under] && [right | left]?  (over or under: horizontal text; right or left: vertical)
+            let words = values.compactMap(\.lowerIdent)
+            guard words.count == values.count, (1...2).contains(words.count), Set(words).count == words.count else { return nil }
+            let sides = words.filter { ["over", "under"].contains($0) }, columns = words.filter { ["right", "left"].contains($0) }
+            guard sides.count == 1, sides.count + columns.count == words.count else { return nil }
+            return .keyword(sides[0] + " " + (columns.first ?? "right"))
         case .textUnderlinePosition:
             // auto | from-font | [under || [left | right]]
             let words = values.compactMap(\.lowerIdent)

@@ -174,7 +174,8 @@ final class CSSValueTests: XCTestCase {
     /// on is unsupported, and `@supports` on it is false, so the book's fallback applies.
     func testUnhonouredValuesAreUnsupported() throws {
         for (declaration, applied) in [
-            ("writing-mode: vertical-rl", true), ("writing-mode: vertical-lr", false), ("-epub-writing-mode: horizontal-tb", true),
+            ("writing-mode: vertical-rl", true), ("writing-mode: vertical-lr", true),
+            ("-epub-writing-mode: horizontal-tb", true), ("text-emphasis-position: under left", true),
             ("text-orientation: upright", true), ("-epub-text-combine: horizontal", true), ("text-combine-upright: none", true),
             ("position: absolute", true),
             ("position: relative", true), ("left: 2em", true), ("position: sticky", false), ("background: rgb(0, 0, 255)", true), ("top: 0", true), ("display: grid", false),
@@ -194,11 +195,11 @@ final class CSSValueTests: XCTestCase {
             XCTAssertEqual(Properties.compile(raw).0, applied ? .applied : .unsupported, declaration)
         }
         let css = """
-            @supports (writing-mode: vertical-lr) { #a { color: red } }
+            @supports (position: sticky) { #a { color: red } }
             @supports not (display: grid) { #b { color: red } }
             """
         let doc = try StyledDocument(css: css, body: "<p id='a'>a</p><p id='b'>b</p>")
-        XCTAssertEqual(doc.style("a").color, .black, "vertical-lr is not offered (vertical-rl is)")
+        XCTAssertEqual(doc.style("a").color, .black, "sticky is not offered")
         XCTAssertEqual(doc.style("b").color, Color(red: 255, green: 0, blue: 0), "grid's fallback applies")
     }
 
@@ -343,11 +344,16 @@ final class CSSValueTests: XCTestCase {
         XCTAssertNil(parse("column-count", "0"))
         XCTAssertNil(parse("column-width", "-1em"))
         XCTAssertNil(parse("columns", "2 3"))
-        for (text, honoured) in [("under", true), ("auto", true), ("under left", false), ("right", false)] {
+        for (text, honoured) in [("under", true), ("auto", true), ("under left", true), ("right", true)] {
             let pairs = try XCTUnwrap(parse("text-underline-position", text), text)
             XCTAssertEqual(Properties.honoured(pairs[0].0, pairs[0].1), honoured, text)
         }
         XCTAssertNil(parse("text-underline-position", "left right"))
+        // text-emphasis-position: [over | under] && [right | left]?, right when the side is not given.
+        for (text, value) in [("over", "over right"), ("under left", "under left"), ("left under", "under left"), ("over right", "over right")] {
+            XCTAssertEqual(try XCTUnwrap(parse("text-emphasis-position", text), text).first?.1, .keyword(value), text)
+        }
+        for text in ["left", "over under", "right left", "over left right"] { XCTAssertNil(parse("text-emphasis-position", text), text) }
         XCTAssertNotNil(parse("columns", "auto"))
     }
 }

@@ -307,4 +307,146 @@ final class VerticalWritingTests: XCTestCase {
         XCTAssertNil(
             PositionMap.profile(LayoutSettings(profile: settings.profile), name: nil).writingMode)
     }
+
+    // MARK: vertical-lr, and the sides of underlines and emphasis marks
+
+    /// A chapter of the sample's vertical text in `mode`, long enough for two pages, with an
+    /// underline and emphasis marks placed by `underline` and `emphasis` (their CSS values).
+    static func columnsChapter(mode: String, underline: String = "auto", emphasis: String = "over right", css: String = "") -> String {
+        let paragraphs = """
+            <p>灯台の光は<span class="tcy">12</span>秒ごとに一回まわる。<ruby>灯台守<rt>とうだいもり</rt></ruby>はその光を見あげて、<span class="u">今夜の日誌</span>をひらいた。</p>
+            <p>「霧は<span class="tcy">15</span>時から出はじめた」と彼は書く。港に入った船の名前は「Aurora」。<span class="e">遠い北の港</span>から来た船だという。</p>
+            <p>船長は<ruby>錨<rt>いかり</rt></ruby>をおろすと、古い海図をかかえて灯台の階段をのぼってきた。百二十段の石の階段は、夜になると冷たく、足音がよくひびく。</p>
+            <p>二人はストーブのそばで、海図の上に指をすべらせながら、むかしの航路の話をした。北の海では、灯台の間隔を数えることが、そのまま船の命をまもることになる。</p>
+            """
+        return """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="ja" lang="ja" style="-epub-writing-mode: \(mode); writing-mode: \(mode)">
+            <head><title>縦書き</title><style>
+            .tcy { text-combine-upright: all; }
+            .u { text-decoration: underline; text-underline-position: \(underline); }
+            .e { text-emphasis-style: filled sesame; text-emphasis-position: \(emphasis); }
+            \(css)
+            </style></head>
+            <body><h1>灯台日誌</h1>\(String(repeating: paragraphs, count: 6))</body></html>
+            """
+    }
+
+    /// vertical-lr is vertical-rl with its columns taken in the other order: the same lines on the
+    /// same pages, each column moved whole to the mirrored place across the content box (its ruby
+    /// still on its right), the heading's start border on its left, and pages turning left to right.
+    func testVerticalLeftToRightMirrorsTheColumnsNotTheirContent() throws {
+        let (layout, rl) = try LayoutTests.layoutChapter(Self.columnsChapter(mode: "vertical-rl"), name: "rl")
+        let (_, lr) = try LayoutTests.layoutChapter(Self.columnsChapter(mode: "vertical-lr"), name: "lr")
+        let content = layout.settings.contentRect
+        XCTAssertGreaterThan(rl.pages.count, 1)
+        XCTAssertEqual(lr.pages.count, rl.pages.count)
+        for (right, left) in zip(rl.pages, lr.pages) {
+            XCTAssertTrue(left.vertical && left.columnsLeftToRight)
+            XCTAssertFalse(right.columnsLeftToRight)
+            XCTAssertEqual(left.lines.map(\.start), right.lines.map(\.start))
+            XCTAssertEqual(left.lines.map(\.end), right.lines.map(\.end))
+            // Each column at the mirrored place: as far from the left edge as it was from the right.
+            var shifts: [Double] = []
+            for (r, l) in zip(right.lines, left.lines) {
+                XCTAssertEqual(l.rect.x - content.x, content.maxX - r.rect.maxX, accuracy: 0.01)
+                XCTAssertEqual(l.rect.y, r.rect.y, accuracy: 0.01)
+                XCTAssertEqual(l.rect.width, r.rect.width, accuracy: 0.01)
+                shifts.append(l.rect.x - r.rect.x)
+            }
+            // Successive columns from the left edge rightward.
+            let ordered = left.lines.sorted { $0.start < $1.start }
+            for (previous, next) in zip(ordered, ordered.dropFirst()) { XCTAssertGreaterThan(next.rect.midX, previous.rect.midX) }
+            if let first = ordered.first { XCTAssertLessThan(first.rect.x - content.x, first.rect.width) }
+            // Every run (text, ruby, marks) moves with its column, unturned, unmirrored.
+            XCTAssertEqual(left.items.count, right.items.count)
+            var moved = 0
+            for (r, l) in zip(right.items, left.items) {
+                guard case .glyphs(let a) = r, case .glyphs(let b) = l else { continue }
+                XCTAssertEqual(a.glyphs, b.glyphs)
+                XCTAssertEqual(a.orientation, b.orientation)
+                XCTAssertEqual(b.origin.y, a.origin.y, accuracy: 0.01)
+                XCTAssertTrue(
+                    shifts.contains { abs($0 - (b.origin.x - a.origin.x)) < 0.01 }, "the run moved as its column did")
+                moved += 1
+            }
+            XCTAssertGreaterThan(moved, 0)
+        }
+        // Physical properties stay physical: the heading's border-right is on its right in both
+        // modes (its block-start side in vertical-rl, its block-end side in vertical-lr).
+        func border(_ page: Page) -> (x: Double, heading: Rect)? {
+            guard let heading = page.lines.min(by: { $0.start < $1.start })?.rect else { return nil }
+            for item in page.items {
+                switch item {
+                case .stroke(let from, let to, let width, _, _) where abs(from.x - to.x) < 0.01 && width >= 4: return (from.x, heading)
+                case .fill(let rect, _) where rect.width < 12 && rect.height > 40: return (rect.midX, heading)
+                case .box(let box) where box.borderWidths.right > 0: return (box.box.maxX, heading)
+                default: continue
+                }
+            }
+            return nil
+        }
+        for mode in ["vertical-rl", "vertical-lr"] {
+            let css = "h1 { border-right: 5px solid black; padding-right: 1em; }"
+            let (_, chapter) = try LayoutTests.layoutChapter(Self.columnsChapter(mode: mode, css: css), name: "border-\(mode)")
+            let (x, heading) = try XCTUnwrap(border(chapter.pages[0]))
+            XCTAssertGreaterThan(x, heading.maxX)
+            XCTAssertLessThan(x - heading.maxX, heading.width * 2, "beside the heading")
+        }
+        // Pages follow the columns: right to left for vertical-rl, left to right for vertical-lr.
+        for (chapter, progression) in [(rl, "rtl"), (lr, "ltr")] {
+            let directory = try TestSupport.temporaryDirectory("progression-\(progression)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            var book = TestBook()
+            book.chapter = Self.columnsChapter(mode: chapter.pages[0].columnsLeftToRight ? "vertical-lr" : "vertical-rl")
+            let url = directory.appendingPathComponent("book.epub")
+            try book.write(to: url)
+            let (bookLayout, result) = try LayoutTests.layout(url.path)
+            let map = PositionMap(layout: bookLayout, result: result, identity: try .of(file: url.path), profileName: nil, withImages: false)
+            XCTAssertEqual(map.book.readingProgression, progression)
+        }
+    }
+
+    /// `text-underline-position: right` puts a column's underline on its right (over) side; auto
+    /// and `under left` on its left. `text-emphasis-position: over left` puts the marks on the left;
+    /// the initial `over right` on the right. In both writing modes.
+    func testUnderlineAndEmphasisMarksTakeTheSideAsked() throws {
+        for mode in ["vertical-rl", "vertical-lr"] {
+            for (underline, emphasis, rightSide) in [("auto", "over right", (false, true)), ("under right", "over left", (true, false)), ("under left", "under right", (false, true))] {
+                let (_, chapter) = try LayoutTests.layoutChapter(
+                    Self.columnsChapter(mode: mode, underline: underline, emphasis: emphasis), name: "sides-\(mode)-\(underline)")
+                let page = try XCTUnwrap(chapter.pages.first)
+                let bases = Self.glyphs(page)
+                let what = "\(mode), underline \(underline), emphasis \(emphasis)"
+                // Underlines: strokes down a column.
+                var underlines = 0
+                for case .stroke(let from, let to, _, _, _) in page.items where abs(from.x - to.x) < 0.01 {
+                    let line = try XCTUnwrap(page.lines.first { $0.rect.x <= from.x && from.x <= $0.rect.maxX && $0.rect.y <= from.y + 1 && from.y <= $0.rect.maxY }, what)
+                    XCTAssertGreaterThanOrEqual(line.start, 4, "not in the heading")
+                    let size = try XCTUnwrap(bases.first { $0.source >= line.start && $0.source < line.end }).size
+                    if rightSide.0 {
+                        XCTAssertGreaterThan(from.x, line.rect.midX + size * 0.4, what)
+                    } else {
+                        XCTAssertLessThan(from.x, line.rect.midX - size * 0.4, what)
+                    }
+                    underlines += 1
+                }
+                XCTAssertGreaterThan(underlines, 0, what)
+                // Emphasis marks: runs of ﹅ at half size, with no text of their own.
+                var marks = 0
+                for run in Self.runs(page) where run.sources.isEmpty && run.glyphs.count >= 5 && Set(run.glyphs).count == 1 {
+                    guard let line = page.lines.first(where: { $0.rect.x <= run.origin.x && run.origin.x <= $0.rect.maxX && $0.rect.y <= run.origin.y + 1 && run.origin.y <= $0.rect.maxY }) else { continue }
+                    let column = bases.filter { $0.source >= line.start && $0.source < line.end && abs($0.y - run.origin.y) < run.size * 12 }
+                    guard let base = column.first else { continue }
+                    if rightSide.1 {
+                        XCTAssertGreaterThan(run.origin.x, base.x + base.size * 0.5, what)
+                    } else {
+                        XCTAssertLessThan(run.origin.x + run.size, base.x + base.size * 0.5, what)
+                    }
+                    marks += 1
+                }
+                XCTAssertGreaterThan(marks, 0, what)
+            }
+        }
+    }
 }
