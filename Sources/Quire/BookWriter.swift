@@ -224,6 +224,10 @@ extension ReflowPages {
                     }
                     chapter.pages[index].items = []
                 }
+                // Painted, the chapter is done with: the map is built from the summaries (which
+                // hold no lines or styles), so memory holds no chapter once it is written.
+                chapter.pages = []
+                chapter.crengineStyles = nil
                 paintWarnings.withLock { $0.formUnion(painter.imageWarnings) }
                 let count = done.takeNext() + 1
                 request.progress?(count, spineCount, "chapters")
