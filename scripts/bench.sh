@@ -71,6 +71,24 @@ compare "render $(basename "$MD" .epub | cut -c1-22)" "$RENDER_RUNS" \
   "rm -rf '$WORK/m-png' && mkdir -p '$WORK/m-png' && mutool draw -a -r 96 -W 600 -H 800 -S 12 -o '$WORK/m-png/out%04d.png' '$MD'"
 echo "   pages: quire $(ls "$WORK/q-png/pages" | wc -l), mupdf $(ls "$WORK/m-png" | wc -l)"
 
+# Scaling: the same measures per book for books from tens to thousands of pages, one render each
+# (PNG) or the median of three (map-only), at the default number of workers. Cost per page stays
+# flat as books grow; peak RSS grows with the workers and the largest chapter, not the length.
+echo "== scaling: map-only (median of 3) and PNG (one run) at 96 dpi, default workers"
+printf "   %-24s %7s | %-38s | %-38s\n" "book" "pages" "map-only: wall, CPU, CPU ms/page, RSS" "PNG: wall, CPU, CPU ms/page, RSS"
+for book in "$CORPUS/standardebooks/lewis-carroll_alices-adventures-in-wonderland.epub" \
+  "$CORPUS/standardebooks/jane-austen_pride-and-prejudice.epub" "$MD" "$WP" "$CORPUS/idpf-epub3-samples/mahabharata.epub"; do
+  : >"$WORK/s"
+  for _ in 1 2 3; do measure "$QUIRE" render "$book" --out "$WORK/scale" "${QUIRE_GEOMETRY[@]}" --map-only --quiet >>"$WORK/s"; done
+  pages=$(python3 -c "import json; print(json.load(open('$WORK/scale/positions.json'))['pageCount'])")
+  sw=$(cut -d' ' -f1 "$WORK/s" | median); sc=$(cut -d' ' -f2 "$WORK/s" | median); sm=$(cut -d' ' -f3 "$WORK/s" | median)
+  rm -rf "$WORK/scale-png"
+  read -r pw pc pm <<<"$(measure "$QUIRE" render "$book" --out "$WORK/scale-png" "${QUIRE_GEOMETRY[@]}" --quiet)"
+  rm -rf "$WORK/scale-png"
+  printf "   %-24s %7d | %6.2f s %7.2f s %6.2f ms %5d MB | %7.2f s %7.2f s %6.2f ms %5d MB\n" "$(basename "$book" .epub | cut -c1-24)" "$pages" \
+    "$sw" "$sc" "$(echo "$sc * 1000 / $pages" | bc -l)" "$((sm / 1024))" "$pw" "$pc" "$(echo "$pc * 1000 / $pages" | bc -l)" "$((pm / 1024))"
+done
+
 echo "== typography: inter-word space / natural space width on justified lines of Moby-Dick"
 "$QUIRE" render "$MD" --out "$WORK/q-stats" "${QUIRE_GEOMETRY[@]}" --align justify --map-only --quiet --stats "$WORK/stats.json"
 quire_sd=$(python3 -c "import json; s=json.load(open('$WORK/stats.json'))['justifiedSpaces']; print(s['count'], s['mean'], s['standardDeviation'])")

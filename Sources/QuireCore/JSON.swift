@@ -8,6 +8,18 @@ public enum JSON: Sendable, Equatable {
     case string(String)
     case array([JSON])
     case object([(String, JSON)])
+    /// An array whose elements are made one at a time as it is written: a long book's map
+    /// (tens of thousands of pages) is never a whole tree in memory. Reads like `.array`.
+    case generated(count: Int, element: @Sendable (Int) -> JSON)
+
+    /// The elements of `.array` or `.generated` (nil for other values).
+    public var elements: [JSON]? {
+        switch self {
+        case .array(let items): return items
+        case .generated(let count, let element): return (0..<count).map(element)
+        default: return nil
+        }
+    }
 
     public static func == (lhs: JSON, rhs: JSON) -> Bool {
         switch (lhs, rhs) {
@@ -19,6 +31,7 @@ public enum JSON: Sendable, Equatable {
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.array, .generated), (.generated, .array), (.generated, .generated): return lhs.elements! == rhs.elements!
         default: return false
         }
     }
@@ -44,7 +57,7 @@ public enum JSON: Sendable, Equatable {
     public func sortingKeys() -> JSON {
         switch self {
         case .object(let members): return .object(members.sorted { $0.0 < $1.0 }.map { ($0.0, $0.1.sortingKeys()) })
-        case .array(let values): return .array(values.map { $0.sortingKeys() })
+        case .array, .generated: return .array(elements!.map { $0.sortingKeys() })
         default: return self
         }
     }
@@ -86,19 +99,9 @@ public enum JSON: Sendable, Equatable {
         case .double(let value): JSON.appendDouble(value, to: &out)
         case .string(let value): JSON.writeString(value, to: &out)
         case .array(let items):
-            if items.isEmpty {
-                out.append(contentsOf: "[]".utf8)
-                return
-            }
-            out.append(UInt8(ascii: "["))
-            for (index, item) in items.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.newline(&out, indent + 1, pretty: indent >= 0)
-                item.write(to: &out, indent: indent >= 0 ? indent + 1 : -1, flush: flush)
-                flush?(&out)
-            }
-            JSON.newline(&out, indent, pretty: indent >= 0)
-            out.append(UInt8(ascii: "]"))
+            JSON.writeArray(count: items.count, element: { items[$0] }, to: &out, indent: indent, flush: flush)
+        case .generated(let count, let element):
+            JSON.writeArray(count: count, element: element, to: &out, indent: indent, flush: flush)
         case .object(let members):
             if members.isEmpty {
                 out.append(contentsOf: "{}".utf8)
@@ -117,6 +120,24 @@ public enum JSON: Sendable, Equatable {
             JSON.newline(&out, indent, pretty: indent >= 0)
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    private static func writeArray(
+        count: Int, element: (Int) -> JSON, to out: inout [UInt8], indent: Int, flush: ((inout [UInt8]) -> Void)?
+    ) {
+        if count == 0 {
+            out.append(contentsOf: "[]".utf8)
+            return
+        }
+        out.append(UInt8(ascii: "["))
+        for index in 0..<count {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSON.newline(&out, indent + 1, pretty: indent >= 0)
+            element(index).write(to: &out, indent: indent >= 0 ? indent + 1 : -1, flush: flush)
+            flush?(&out)
+        }
+        JSON.newline(&out, indent, pretty: indent >= 0)
+        out.append(UInt8(ascii: "]"))
     }
 
     private static func newline(_ out: inout [UInt8], _ level: Int, pretty: Bool) {

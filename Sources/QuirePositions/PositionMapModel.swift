@@ -334,7 +334,8 @@ extension PositionMap {
         ]
         if let length { members.append(("length", .int(length))) }
         if let spine { members.append(("spine", .array(spine.map(\.json)))) }
-        members.append(("pages", .array(pages.map(\.json))))
+        // Pages are written one at a time (a 15,000-page map is never a whole tree in memory).
+        members.append(("pages", .generated(count: pages.count) { [pages] in pages[$0].json }))
         members.append(("toc", .array(toc.map(\.json))))
         if let pageList { members.append(("pageList", .array(pageList.map { .object([("label", .string($0.label)), ("page", .int($0.page))]) }))) }
         if let landmarks { members.append(("landmarks", .array(landmarks.map(\.json)))) }
@@ -448,14 +449,14 @@ extension PositionMap.PositionsEntry {
             ("rule", .string(rule)), ("count", .int(list.count)),
             (
                 "list",
-                .array(
-                    list.map { item in
-                        .object([
-                            ("position", .int(item.position)), ("href", .string(item.href)), ("type", .optional(item.type)),
-                            ("progression", .double(item.progression)),
-                            ("totalProgression", .double(item.totalProgression)), ("page", item.page.map(JSON.int) ?? .null),
-                        ])
-                    })
+                .generated(count: list.count) { [list] index in
+                    let item = list[index]
+                    return .object([
+                        ("position", .int(item.position)), ("href", .string(item.href)), ("type", .optional(item.type)),
+                        ("progression", .double(item.progression)),
+                        ("totalProgression", .double(item.totalProgression)), ("page", item.page.map(JSON.int) ?? .null),
+                    ])
+                }
             ),
         ])
     }

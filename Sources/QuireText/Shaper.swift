@@ -115,7 +115,12 @@ public final class Shaper {
     private let shared: SharedShaping
     private var parameterIDs: [ShapingParameters: Int] = [:]
     private var parameters: [Int: ShapingParameters] = [:]
+    /// Shaped words in two generations: when the young one is full it becomes the old one and the
+    /// one before is dropped, and a word found in the old one moves back to the young. A worker's
+    /// glyphs stay bounded (at most twice `cacheGeneration` words) while the words a book keeps
+    /// using stay cached; a long book's rare words (names, numbers) do not pile up.
     private var cache: [TextKey: ShapedText] = [:]
+    private var olderCache: [TextKey: ShapedText] = [:]
     /// Render mode's exact table of this worker's word widths (map-only layout uses the shared one).
     private var widths = WidthTable()
     private var recent = RecentWidths()
@@ -144,6 +149,8 @@ public final class Shaper {
     public private(set) var misses = 0
     /// The caches are dropped when they grow past this many entries (bounded memory on huge books).
     public static let maxCacheEntries = 300_000
+    /// Shaped words per generation of the glyph cache (see `cache`).
+    public static let cacheGeneration = 32_768
 
     /// Whether measured words keep their shaped glyphs for drawing (off for map-only layout).
     public let keepsGlyphs: Bool
@@ -329,11 +336,22 @@ public final class Shaper {
     /// The shaped text from the cache, or shaped and cached (not counted: callers count).
     private func cachedShape(_ text: ArraySlice<UInt16>, key: TextKey, parameterID: Int) -> (shaped: ShapedText, wasCached: Bool) {
         if let cached = cache[key] { return (cached, true) }
+        if let older = olderCache[key] {
+            keepShaped(older, key: key)
+            return (older, true)
+        }
         let shaped = shapeUncached(text, id: parameterID)
-        if cache.count >= Shaper.maxCacheEntries { cache.removeAll(keepingCapacity: true) }
+        keepShaped(shaped, key: key)
+        return (shaped, false)
+    }
+
+    private func keepShaped(_ shaped: ShapedText, key: TextKey) {
+        if cache.count >= Shaper.cacheGeneration {
+            olderCache = cache
+            cache = Dictionary(minimumCapacity: Shaper.cacheGeneration)
+        }
         // Keys are copied so the cache never keeps a whole paragraph's text alive.
         cache[key.detached] = shaped
-        return (shaped, false)
     }
 
     /// Runs HarfBuzz over the text into the shaper's buffer; its glyphs, their positions and the

@@ -85,6 +85,22 @@ import Testing
         for (value, text) in ints { #expect(JSON.int(value).serialized() == text) }
     }
 
+    /// A generated array (a map's pages, made one at a time as they are written) is written, read
+    /// and compared exactly as the array of the same elements.
+    @Test func generatedArraysAreArrays() {
+        let values: [JSON] = [.int(1), .object([("b", .string("x")), ("a", .null)]), .array([.bool(true)])]
+        let generated = JSON.generated(count: values.count) { values[$0] }
+        let document = JSON.object([("pages", generated), ("empty", .generated(count: 0) { _ in .null })])
+        let plain = JSON.object([("pages", .array(values)), ("empty", .array([]))])
+        #expect(document.serialized() == plain.serialized())
+        #expect(document.serialized(pretty: false) == plain.serialized(pretty: false))
+        #expect(document == plain && generated == JSON.array(values) && generated != JSON.array(Array(values.dropLast())))
+        #expect(document.sortingKeys().serialized() == plain.sortingKeys().serialized())
+        var chunks: [UInt8] = []
+        document.serialize(chunkSize: 4) { chunks += $0 }
+        #expect(chunks == plain.serializedBytes())
+    }
+
     @Test func numbersAndEnvironment() {
         #expect(fixedDecimals(88.84, 1) == "88.8")
         #expect(fixedDecimals(2.95, 1) == "3.0")
