@@ -7,7 +7,7 @@ import QuireViewer
 enum ViewCommand {
     static func run(_ arguments: ArraySlice<String>) throws {
         let options = try Arguments(
-            arguments, valued: ["graphics", "cell", "cols", "rows", "page", "lang", "profile", "size", "locator", "cfi", "record-after", "search", "book"],
+            arguments, valued: ["graphics", "cell", "cols", "rows", "page", "lang", "profile", "size", "locator", "cfi", "record-after", "search", "book", "writing-mode"],
             boolean: ["once", "dark", "resume", "no-resume"])
         guard options.positionals.count == 1 else { throw QuireError.usage("view needs one book or render directory") }
         let input = options.positionals[0]
@@ -41,6 +41,8 @@ enum ViewCommand {
         let source: PageSource
         var sizeForLive: TerminalSize?
         if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+            // A render's pages are set already: how they were set is the render's choice.
+            guard options.value("writing-mode") == nil else { throw QuireError.usage("--writing-mode is for a book viewed live (render with it instead)") }
             source = try RenderedPages(directory: input, book: try options.value("book").map { try Book.open($0) })
         } else {
             guard options.value("book") == nil else { throw QuireError.usage("--book names the book of a render directory; open a book itself without it") }
@@ -127,6 +129,15 @@ enum ViewCommand {
 
     /// Live pages fill the terminal's pixels above the status line, or `--profile`/`--size`.
     static func liveSettings(_ options: Arguments, size: TerminalSize, cell: (width: Int, height: Int)) throws -> PaginationSettings {
+        var settings = try pageSettings(options, size: size, cell: cell)
+        if let value = options.value("writing-mode") {
+            guard let mode = WritingModeChoice(rawValue: value) else { throw QuireError.usage("--writing-mode is one of auto, horizontal") }
+            settings.layout.writingMode = mode
+        }
+        return settings
+    }
+
+    private static func pageSettings(_ options: Arguments, size: TerminalSize, cell: (width: Int, height: Int)) throws -> PaginationSettings {
         if let name = options.value("profile") { return try PaginationSettings(profile: name) }
         var width = size.pixelWidth > 0 ? size.pixelWidth : size.columns * cell.width
         var height = size.pixelHeight > 0 ? size.pixelHeight * (size.rows - 1) / size.rows : (size.rows - 1) * cell.height

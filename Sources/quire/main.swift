@@ -28,6 +28,7 @@ let usage = """
           [--graphics kitty|iterm|sixel|symbols|symbols-256|symbols-16] [--cell WxH] [--page N]
           [--locator JSON] [--cfi S] [--profile NAME | --size WxH] [--dark] [--lang L]
           [--search TEXT] [--book BOOK (for DIR)] [--no-resume] [--record-after N]
+          [--writing-mode auto|horizontal (for BOOK)]
           [--once [--cols C --rows R]]   (keys: ? in the viewer)
                               reading progress is kept in $XDG_STATE_HOME/quire/progress.json
       progress BOOK|DIR [--json]  the reading progress quire view saved for a book (3 when none)

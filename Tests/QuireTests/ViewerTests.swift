@@ -53,6 +53,27 @@ final class ViewerTests: XCTestCase {
         return out
     }
 
+    /// `--writing-mode horizontal` sets a book viewed live in lines (the sample's vertical chapter
+    /// looks otherwise); a render's pages are set already, so there it is a usage error.
+    func testWritingModeForALiveBook() throws {
+        let book = try SampleBooksTests.scriptsBook().path
+        let size = ["--once", "--graphics", "symbols", "--cols", "80", "--rows", "40", "--search", "航路"]
+        let columns = try TestSupport.quire(["view", book] + size)
+        let lines = try TestSupport.quire(["view", book, "--writing-mode", "horizontal"] + size)
+        XCTAssertEqual(columns.status, 0, columns.stderr)
+        XCTAssertEqual(lines.status, 0, lines.stderr)
+        XCTAssertNotEqual(columns.stdout, lines.stdout)
+        let explicit = try TestSupport.quire(["view", book, "--writing-mode", "auto"] + size)
+        XCTAssertEqual(explicit.stdout, columns.stdout, "auto is the default")
+        let wrong = try TestSupport.quire(["view", book, "--writing-mode", "sideways"] + size)
+        XCTAssertEqual(wrong.status, 64)
+        let out = try rendered(LayoutTests.sampleBook(), pages: "1")
+        defer { try? FileManager.default.removeItem(at: out.deletingLastPathComponent()) }
+        let rendered = try TestSupport.quire("view", out.path, "--once", "--writing-mode", "horizontal")
+        XCTAssertEqual(rendered.status, 64)
+        XCTAssertTrue(rendered.stderr.contains("--writing-mode"), rendered.stderr)
+    }
+
     func testOnceIsDeterministicAndShowsTheStatusLine() throws {
         let out = try rendered(LayoutTests.sampleBook(), pages: "1-3")
         defer { try? FileManager.default.removeItem(at: out.deletingLastPathComponent()) }

@@ -141,7 +141,7 @@ _quire() {
         css-report) options="--json --timeout $_quire_limit_options" ;;
         view)
             options="--graphics --cell --cols --rows --page --locator --cfi --search --book --profile --size --dark --lang
-                --once --resume --no-resume --record-after" ;;
+                --once --resume --no-resume --record-after --writing-mode" ;;
         progress) options="--json" ;;
         batch)
             options="--out --profile --profiles --theme --gray --dither --map-only --jobs --shard --shard-count
