@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         // Small C targets where Swift can't reach: ICU's version-suffixed API, libpng's setjmp errors and pixel loops.
         .target(name: "CQuireICU", linkerSettings: [.linkedLibrary("icuuc")]),
-        .target(name: "CQuirePNG", linkerSettings: [.linkedLibrary("png16")]),
+        .target(name: "CQuirePNG", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("deflate")]),
         .target(
             name: "CQuireImage",
             linkerSettings: [

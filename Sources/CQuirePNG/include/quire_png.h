@@ -19,10 +19,10 @@ void quire_xrgb_to_rgb(const uint8_t *src, int src_stride, uint8_t *dst, int wid
 /// many levels with an 8×8 ordered (Bayer) dither, deterministic and independent per pixel.
 void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height, int levels);
 
-/// The render hot path: cairo RGB24 rows handed to libpng as they are (libpng drops the padding
-/// byte and swaps to RGB while it writes), so there is no whole-image RGB copy. `gray_levels` 0
-/// writes RGB, or exact 8-bit grey when no pixel has colour (lossless, a third of the bytes);
-/// 256 grey; 2–16 dithered grey as quire_xrgb_to_gray. Returns 0, or -1 with a message in `error`.
+/// The render hot path: cairo RGB24 rows packed into PNG rows and compressed in one call by
+/// libdeflate (`level` on its 1–12 scale) into one IDAT chunk. `gray_levels` 0 writes RGB, or
+/// exact 8-bit grey when no pixel has colour (lossless, a third of the bytes); 256 grey; 2–16
+/// dithered grey as quire_xrgb_to_gray. Returns 0, or -1 with a message in `error`.
 int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
                          int level, char *error, size_t error_capacity);
 
