@@ -78,10 +78,10 @@ echo "== scaling: map-only (median of 3) and PNG (one run) at 96 dpi, default wo
 printf "   %-24s %7s | %-38s | %-38s\n" "book" "pages" "map-only: wall, CPU, CPU ms/page, RSS" "PNG: wall, CPU, CPU ms/page, RSS"
 for book in "$CORPUS/standardebooks/lewis-carroll_alices-adventures-in-wonderland.epub" \
   "$CORPUS/standardebooks/jane-austen_pride-and-prejudice.epub" "$MD" "$WP" "$CORPUS/idpf-epub3-samples/mahabharata.epub"; do
-  : >"$WORK/s"
-  for _ in 1 2 3; do measure "$QUIRE" render "$book" --out "$WORK/scale" "${QUIRE_GEOMETRY[@]}" --map-only --quiet >>"$WORK/s"; done
+  : >"$WORK/scale-times"
+  for _ in 1 2 3; do measure "$QUIRE" render "$book" --out "$WORK/scale" "${QUIRE_GEOMETRY[@]}" --map-only --quiet >>"$WORK/scale-times"; done
   pages=$(python3 -c "import json; print(json.load(open('$WORK/scale/positions.json'))['pageCount'])")
-  sw=$(cut -d' ' -f1 "$WORK/s" | median); sc=$(cut -d' ' -f2 "$WORK/s" | median); sm=$(cut -d' ' -f3 "$WORK/s" | median)
+  sw=$(cut -d' ' -f1 "$WORK/scale-times" | median); sc=$(cut -d' ' -f2 "$WORK/scale-times" | median); sm=$(cut -d' ' -f3 "$WORK/scale-times" | median)
   rm -rf "$WORK/scale-png"
   read -r pw pc pm <<<"$(measure "$QUIRE" render "$book" --out "$WORK/scale-png" "${QUIRE_GEOMETRY[@]}" --quiet)"
   rm -rf "$WORK/scale-png"
