@@ -137,17 +137,20 @@ int quire_png_read(const char *path, int as_rgb, uint8_t **pixels, int *width, i
     return 0;
 }
 
+/// One row of native-endian 0x00RRGGBB words as packed R, G, B bytes.
+static void xrgb_row_to_rgb(const uint32_t *row, uint8_t *out, int width) {
+    for (int x = 0; x < width; x++) {
+        uint32_t pixel = row[x];
+        out[0] = (uint8_t)(pixel >> 16);
+        out[1] = (uint8_t)(pixel >> 8);
+        out[2] = (uint8_t)pixel;
+        out += 3;
+    }
+}
+
 void quire_xrgb_to_rgb(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height) {
     for (int y = 0; y < height; y++) {
-        const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
-        uint8_t *out = dst + (size_t)y * (size_t)width * 3;
-        for (int x = 0; x < width; x++) {
-            uint32_t pixel = row[x];
-            out[0] = (uint8_t)(pixel >> 16);
-            out[1] = (uint8_t)(pixel >> 8);
-            out[2] = (uint8_t)pixel;
-            out += 3;
-        }
+        xrgb_row_to_rgb((const uint32_t *)(src + (size_t)y * (size_t)src_stride), dst + (size_t)y * (size_t)width * 3, width);
     }
 }
 
@@ -239,13 +242,7 @@ static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int
         } else if (gray) {
             for (int x = 0; x < width; x++) out[x] = (uint8_t)pixels[x];
         } else {
-            for (int x = 0; x < width; x++) {
-                uint32_t pixel = pixels[x];
-                out[0] = (uint8_t)(pixel >> 16);
-                out[1] = (uint8_t)(pixel >> 8);
-                out[2] = (uint8_t)pixel;
-                out += 3;
-            }
+            xrgb_row_to_rgb(pixels, out, width);
         }
     }
     size_t packed_size = libdeflate_zlib_compress(compressor, raw, raw_size, packed, bound);
