@@ -662,6 +662,22 @@ final class InlineLayout {
         }
     }
 
+    /// A line's natural width (its boxes and glue) and its glue's stretch.
+    func naturalWidth(_ items: [BreakItem], _ range: Range<Int>) -> (width: Double, stretch: Double) {
+        var width = 0.0
+        var stretch = 0.0
+        for index in range {
+            switch items[index] {
+            case .box(let w): width += w
+            case .glue(let w, let y, _):
+                width += w
+                stretch += y
+            case .penalty: break
+            }
+        }
+        return (width, stretch)
+    }
+
     /// The stretch ratio that sets a line's content (its boxes and glue, less trailing glue) to
     /// `width`: for a last line under text-align-last: justify, which the breaker leaves loose.
     func fullMeasureRatio(_ items: [BreakItem], _ itemSegment: [Int], _ range: Range<Int>, width: Double) -> Double {
@@ -774,6 +790,10 @@ final class InlineLayout {
             items.append(item)
             itemSegment.append(segment)
         }
+        // A stop or comma that may hang (hanging-punctuation: allow-end) makes its break a penalty
+        // as much narrower as the mark is wide, so a line ending there is measured without it;
+        // the line is set with the mark inside when it fits after all (`hangingWidth` in `lines`).
+        var hang = 0.0
         for (index, segment) in segments.enumerated() {
             switch segment.kind {
             case .text, .atom:
@@ -784,7 +804,11 @@ final class InlineLayout {
                     } else if previous.kind == .text || previous.kind == .atom, breakable[segment.start], styles[previous.style].whiteSpace.wraps {
                         let before = text[previous.end - 1]
                         if justify && Self.isCJK(before) && Self.isCJK(text[segment.start]) {
+                            // With a hanging mark the penalty is the break (glue after a penalty is none).
+                            if hang > 0 { add(.penalty(width: -hang, penalty: 0, flagged: false), -1) }
                             add(.glue(width: 0, stretch: styles[segment.style].fontSize * scale * 0.15, shrink: 0), -1)
+                        } else if hang > 0 {
+                            add(.penalty(width: -hang, penalty: 0, flagged: false), -1)
                         } else if before == 0x2D || before == 0x2010 || before == 0x2013 || before == 0x2014 {
                             add(.penalty(width: 0, penalty: 50, flagged: true), -1)
                         } else {
@@ -795,23 +819,57 @@ final class InlineLayout {
                     }
                 }
                 add(.box(width: segment.width), index)
+                hang = segment.kind == .text ? hangingWidth(segment, paragraph) : 0
             case .space:
                 if styles[segment.style].whiteSpace.wraps {
+                    if hang > 0 { add(.penalty(width: -hang, penalty: 0, flagged: false), -1) }
                     add(.glue(width: segment.width, stretch: justify ? segment.width / 2 : 0, shrink: justify ? segment.width / 3 : 0), index)
                 } else {
                     add(.box(width: segment.width), index)
                 }
+                hang = 0
             case .forcedBreak:
-                add(.glue(width: 0, stretch: fill, shrink: 0), -1)
-                add(BreakItem.forcedBreak, index)
+                addForcedBreak(index)
+                hang = 0
             }
         }
         // A paragraph that ends in a line break (`text<br/></p>`) ends there: no empty line after it.
-        if segments.last?.kind != .forcedBreak {
-            add(.glue(width: 0, stretch: fill, shrink: 0), -1)
-            add(BreakItem.forcedBreak, -1)
-        }
+        if segments.last?.kind != .forcedBreak { addForcedBreak(-1) }
         return (items, itemSegment)
+
+        func addForcedBreak(_ segment: Int) {
+            guard hang > 0 else {
+                add(.glue(width: 0, stretch: fill, shrink: 0), -1)
+                add(BreakItem.forcedBreak, segment)
+                return
+            }
+            // The mark may hang at the forced break only: the fill glue before it is no break.
+            add(.penalty(width: 0, penalty: BreakItem.infinitePenalty, flagged: false), -1)
+            add(.glue(width: 0, stretch: fill, shrink: 0), -1)
+            add(.penalty(width: -hang, penalty: -BreakItem.infinitePenalty, flagged: false), segment)
+        }
+    }
+
+    /// Stops and commas that `hanging-punctuation: allow-end | force-end` lets stand past the end
+    /// of a line (CSS Text 3, 9.2).
+    static func isHangingStopOrComma(_ unit: UInt16) -> Bool {
+        switch unit {
+        case 0x2C, 0x2E, 0x060C, 0x06D4, 0x3001, 0x3002, 0xFE50, 0xFE51, 0xFE52, 0xFF0C, 0xFF0E, 0xFF61, 0xFF64: return true
+        default: return false
+        }
+    }
+
+    /// How far a text segment's last character may hang past the line's end: its advance when it
+    /// is a stop or comma under `hanging-punctuation: allow-end | force-end`, else 0.
+    func hangingWidth(_ segment: Segment, _ paragraph: Paragraph) -> Double {
+        let style = styles[segment.style]
+        guard style.hangingPunctuation != .none, !segment.combined, segment.trailing == 0, segment.end > segment.start,
+            Self.isHangingStopOrComma(paragraph.text[segment.end - 1])
+        else { return 0 }
+        let mark = paragraph.text.withUnsafeBufferPointer {
+            shaper.measure(short: UnsafeBufferPointer(rebasing: $0[(segment.end - 1)..<segment.end]), parameterID: Int(segment.parameter))
+        }
+        return min(mark.advance + style.letterSpacing * scale, segment.width - segment.leading)
     }
 
     /// Min-content (widest unbreakable piece) and max-content (everything on one line) widths.
@@ -1146,7 +1204,19 @@ final class InlineLayout {
             var glueAdjust: [Double] = []
             segmentIndices.reserveCapacity(breakIndex - first)
             glueAdjust.reserveCapacity(breakIndex - first)
-            let ratio = breaks.ratios[lineIndex]
+            var ratio = breaks.ratios[lineIndex]
+            // A line that breaks after a stop or comma that may hang was measured without it.
+            var hanging = 0.0
+            if case .penalty(let width, _, _) = items[breakIndex], width < 0 {
+                let (natural, stretch) = naturalWidth(items, first..<breakIndex)
+                let forced = itemSegment[first..<breakIndex].last { $0 >= 0 }.map { styles[segments[$0].style].hangingPunctuation == .forceEnd } ?? false
+                if forced || natural > lineWidth(lineIndex) + 1e-6 {
+                    hanging = -width
+                } else if ratio > 0 {
+                    // It fits after all: it stays inside, and the spaces stretch less.
+                    ratio = stretch > 0 ? (lineWidth(lineIndex) - natural) / stretch : 0
+                }
+            }
             let endsWithForced: Bool = {
                 if case .penalty(_, let p, _) = items[breakIndex], p <= -BreakItem.infinitePenalty { return true }
                 return false
@@ -1179,7 +1249,7 @@ final class InlineLayout {
             let anchor = (lineStart...breakIndex).lazy.compactMap { itemSegment[$0] >= 0 ? Int(paragraph.sources[segments[itemSegment[$0]].start]) : nil }.first
             let line = makeLine(
                 paragraph, anchor: anchor, segments: segments, indices: segmentIndices, glue: glueAdjust, hyphenStyle: hyphenStyle,
-                available: lineWidth(lineIndex), indent: (lineIndex == 0 ? indent : 0) + inset(lineIndex), lastLine: lastLine && !(justify && !lastLine),
+                available: lineWidth(lineIndex), hanging: hanging, indent: (lineIndex == 0 ? indent : 0) + inset(lineIndex), lastLine: lastLine && !(justify && !lastLine),
                 levels: levels, marker: lineIndex == 0 ? marker : nil)
             lines.append(line)
             lineStart = breakIndex + 1
@@ -1201,7 +1271,7 @@ final class InlineLayout {
 
     private func makeLine(
         _ paragraph: Paragraph, anchor: Int?, segments: [Segment], indices: [Int], glue: [Double], hyphenStyle: Int?, available: Double,
-        indent: Double, lastLine: Bool, levels: [UInt8]?, marker: GeneratedContent?
+        hanging: Double = 0, indent: Double, lastLine: Bool, levels: [UInt8]?, marker: GeneratedContent?
     ) -> LineBox {
         let blockStyle = paragraph.blockStyle
         let strutFace: FontFace
@@ -1359,7 +1429,8 @@ final class InlineLayout {
             case .justify: align = .justify
             }
         }
-        let slack = max(0, available - used)
+        // A hanging mark is left out when the line is aligned: it stands past the line's end.
+        let slack = max(0, available - (used - hanging))
         var x: Double
         switch align {
         case .left: x = 0
@@ -1368,7 +1439,7 @@ final class InlineLayout {
         case .start, .justify: x = rtl ? slack : 0
         case .end: x = rtl ? 0 : slack
         }
-        x += lineLeft
+        x += lineLeft - (rtl ? hanging : 0)
         let baseline = extent.top
         var items: [DisplayItem] = []
         var decorations: [(from: Double, to: Double, style: Int)] = []

@@ -621,6 +621,7 @@ final class Cascade {
         case .textEmphasisStyle: full.emphasisStyle = source.emphasisStyle
         case .textEmphasisColor: full.emphasisColor = source.emphasisColor
         case .textEmphasisPosition: full.emphasisPosition = source.emphasisPosition
+        case .hangingPunctuation: full.style.hangingPunctuation = s.hangingPunctuation
         case .textUnderlinePosition:
             full.style.underlineUnder = source.style.underlineUnder
             full.style.underlineRight = source.style.underlineRight
@@ -879,6 +880,7 @@ final class Cascade {
         case .textEmphasisStyle: full.emphasisStyle = keyword(v)
         case .textEmphasisColor: if case .color(let c) = v { full.emphasisColor = c }
         case .textEmphasisPosition: full.emphasisPosition = keyword(v)
+        case .hangingPunctuation: full.style.hangingPunctuation = HangingPunctuation(keyword(v))
         case .textUnderlinePosition:
             full.style.underlineUnder = keyword(v).hasPrefix("under")
             full.style.underlineRight = keyword(v).hasSuffix("right")

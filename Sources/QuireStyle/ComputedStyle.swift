@@ -179,6 +179,17 @@ public enum OverflowWrap: String, Sendable, Hashable { case normal, breakWord = 
 public enum LineBreak: String, Sendable, Hashable { case auto, loose, normal, strict, anywhere }
 public enum TextOrientation: String, Sendable, Hashable { case mixed, upright, sideways }
 public enum TextCombineUpright: String, Sendable, Hashable { case none, all }
+/// `hanging-punctuation`, its end part: whether a stop or comma that ends a line may stand past
+/// the line's end (`allow-end`: only when it would not fit otherwise; `force-end`: always).
+public enum HangingPunctuation: Sendable, Hashable {
+    case none, allowEnd, forceEnd
+
+    /// From the parsed value's words (`first` and `last` are not honoured).
+    init(_ words: String) {
+        let parts = words.split(separator: " ")
+        self = parts.contains("force-end") ? .forceEnd : parts.contains("allow-end") ? .allowEnd : .none
+    }
+}
 /// `text-emphasis`: the mark drawn beside each character (already resolved from the style keywords) and its colour.
 /// One corner's radii: horizontal and vertical, percentages of the border box's width and height.
 public struct CornerRadius: Sendable, Hashable {
@@ -366,6 +377,7 @@ public struct ComputedStyle: Sendable, Hashable {
     /// `text-underline-position: right` (or `under right`): in vertical text the underline stands
     /// on the column's right, its over side, not on its left.
     public var underlineRight = false
+    public var hangingPunctuation: HangingPunctuation = .none
     /// Tables: adjacent cell borders merge into one (`border-collapse: collapse`).
     public var borderCollapse = false
     /// Tables in the separated model: CSS px between cells, and between cells and the table's border.
@@ -415,6 +427,7 @@ public struct ComputedStyle: Sendable, Hashable {
         child.textEmphasis = textEmphasis
         child.underlineUnder = underlineUnder
         child.underlineRight = underlineRight
+        child.hangingPunctuation = hangingPunctuation
         child.borderCollapse = borderCollapse
         child.borderSpacingHorizontal = borderSpacingHorizontal
         child.borderSpacingVertical = borderSpacingVertical

@@ -24,6 +24,7 @@ enum PropertyID: Int, CaseIterable, Hashable, Sendable {
     case listStyleType, listStylePosition, widows, orphans, visibility, quotes
     case wordBreak, overflowWrap, lineBreak, textOrientation, textCombineUpright, textEmphasisStyle, textEmphasisColor
     case borderCollapse, borderSpacingHorizontal, borderSpacingVertical, textUnderlinePosition, textEmphasisPosition
+    case hangingPunctuation
 
     var inherited: Bool { rawValue >= PropertyID.fontFamily.rawValue }
 }
@@ -179,6 +180,7 @@ enum Properties {
         "-webkit-text-underline-position": .textUnderlinePosition,
         "text-emphasis-position": .textEmphasisPosition, "-epub-text-emphasis-position": .textEmphasisPosition,
         "-webkit-text-emphasis-position": .textEmphasisPosition,
+        "hanging-punctuation": .hangingPunctuation,
         // Logical properties, for horizontal left-to-right text.
         "margin-block-start": .marginTop, "margin-block-end": .marginBottom, "margin-inline-start": .marginLeft,
         "margin-inline-end": .marginRight, "padding-block-start": .paddingTop, "padding-block-end": .paddingBottom,
@@ -261,7 +263,7 @@ enum Properties {
         "font-variant-east-asian", "font-variation-settings", "gap", "grid", "grid-area", "grid-auto-columns",
         "grid-auto-flow", "grid-auto-rows", "grid-column", "grid-column-end", "grid-column-gap", "grid-column-start",
         "grid-gap", "grid-row", "grid-row-end", "grid-row-gap", "grid-row-start", "grid-template",
-        "grid-template-areas", "grid-template-columns", "grid-template-rows", "hanging-punctuation",
+        "grid-template-areas", "grid-template-columns", "grid-template-rows",
         "hyphenate-character", "hyphenate-limit-chars", "hyphenate-limit-lines", "hyphenate-limit-zone",
         "image-orientation", "image-rendering", "image-resolution", "initial-letter", "isolation",
         "justify-items", "justify-self", "line-break", "line-clamp", "list-style-image",
@@ -342,6 +344,7 @@ enum Properties {
         case .textOrientation: return true
         case .textUnderlinePosition: return true
         case .textEmphasisPosition: return true
+        case .hangingPunctuation: return !(word ?? "").split(separator: " ").contains { $0 == "first" || $0 == "last" }  // stops and commas hang, brackets do not
         case .textCombineUpright: return word == "none" || word == "all"
         case .unicodeBidi: return word == "normal"  // embeddings and isolates come from direction alone
         case .objectFit: return word == "fill"
@@ -1113,6 +1116,15 @@ enum Properties {
             let sides = words.filter { ["over", "under"].contains($0) }, columns = words.filter { ["right", "left"].contains($0) }
             guard sides.count == 1, sides.count + columns.count == words.count else { return nil }
             return .keyword(sides[0] + " " + (columns.first ?? "right"))
+        case .hangingPunctuation:
+            // none | [first || [force-end | allow-end] || last]
+            let words = values.compactMap(\.lowerIdent)
+            guard words.count == values.count, (1...3).contains(words.count), Set(words).count == words.count else { return nil }
+            if words == ["none"] { return .keyword("none") }
+            guard words.allSatisfy({ ["first", "force-end", "allow-end", "last"].contains($0) }),
+                words.filter({ $0.hasSuffix("-end") }).count <= 1
+            else { return nil }
+            return .keyword(words.joined(separator: " "))
         case .textUnderlinePosition:
             // auto | from-font | [under || [left | right]]
             let words = values.compactMap(\.lowerIdent)

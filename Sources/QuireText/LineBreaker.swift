@@ -248,11 +248,12 @@ public enum LineBreaker {
                 let item = items[index]
                 switch item {
                 case .box(let w):
-                    if width + w > target, let split, let fragments = split(index, lastBreak == nil ? nil : target - width) {
+                    let fits = width + w <= target || hangs(items, after: index, width: width + w, target: target)
+                    if !fits, let split, let fragments = split(index, lastBreak == nil ? nil : target - width) {
                         items.replaceSubrange(index...index, with: fragments)
                         continue
                     }
-                    if width + w > target && lastBreak != nil {
+                    if !fits && lastBreak != nil {
                         chosen = lastBreak
                     } else {
                         width += w
@@ -266,7 +267,7 @@ public enum LineBreaker {
                     shrink += z
                 case .penalty(let w, let p, _):
                     if p <= -BreakItem.infinitePenalty {
-                        chosen = (index, width, stretch, shrink)
+                        chosen = (index, width + w, stretch, shrink)
                     } else if p < BreakItem.infinitePenalty {
                         if width + w <= target || lastBreak == nil { lastBreak = (index, width + w, stretch, shrink) }
                     }
@@ -287,6 +288,24 @@ public enum LineBreaker {
             if line.index >= items.count - 1 { break }
         }
         return LineBreaks(breaks: breaks, ratios: ratios, usedTotalFit: false)
+    }
+
+    /// Whether a box that overflows the line by itself fits with the break after it, a penalty of
+    /// negative width (a stop or comma that may hang past the line's end), past empty glue and
+    /// the no-break before a paragraph's fill.
+    private static func hangs(_ items: [BreakItem], after index: Int, width: Double, target: Double) -> Bool {
+        var cursor = index + 1
+        while cursor < items.count {
+            switch items[cursor] {
+            case .box: return false
+            case .glue(let w, _, _): if w != 0 { return false }
+            case .penalty(let w, let p, _):
+                if p < BreakItem.infinitePenalty { return w < 0 && width + w <= target }
+                if w != 0 { return false }
+            }
+            cursor += 1
+        }
+        return false
     }
 
     @inline(__always) private static func pow2(_ x: Double) -> Double { x * x }

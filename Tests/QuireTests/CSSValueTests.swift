@@ -186,7 +186,8 @@ final class CSSValueTests: XCTestCase {
             ("background-image: -webkit-gradient(linear, left top, left bottom, from(red), to(blue))", false),
             ("background: red linear-gradient(45deg, red, blue)", true), ("background: url(a.png) no-repeat", true),
             ("border-collapse: collapse", true), ("border-spacing: 2px 4px", true), ("opacity: 50%", true),
-            ("text-transform: full-width", true),
+            ("text-transform: full-width", true), ("hanging-punctuation: allow-end", true), ("hanging-punctuation: force-end", true),
+            ("hanging-punctuation: none", true), ("hanging-punctuation: first last", false), ("hanging-punctuation: first allow-end", false),
         ] {
             let colon = declaration.firstIndex(of: ":")!
             let raw = RawDeclaration(
@@ -354,6 +355,9 @@ final class CSSValueTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(parse("text-emphasis-position", text), text).first?.1, .keyword(value), text)
         }
         for text in ["left", "over under", "right left", "over left right"] { XCTAssertNil(parse("text-emphasis-position", text), text) }
+        // hanging-punctuation: none | [first || [force-end | allow-end] || last]
+        for text in ["none", "allow-end", "last force-end first", "first last"] { XCTAssertNotNil(parse("hanging-punctuation", text), text) }
+        for text in ["allow-end force-end", "none first", "first first", "end"] { XCTAssertNil(parse("hanging-punctuation", text), text) }
         XCTAssertNotNil(parse("columns", "auto"))
     }
 }

@@ -449,4 +449,78 @@ final class VerticalWritingTests: XCTestCase {
             }
         }
     }
+
+    static func hangingChapter(_ body: String, hanging: String) -> String {
+        """
+        <?xml version="1.0" encoding="utf-8"?>
+        <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="ja" lang="ja" style="writing-mode: vertical-rl">
+        <head><title>ぶら下げ</title><style>
+        p { margin: 0; text-indent: 0; text-align: justify; hanging-punctuation: \(hanging); }
+        </style></head><body>\(body)</body></html>
+        """
+    }
+
+    /// `hanging-punctuation: allow-end` lets a stop or comma that would not fit stand past the
+    /// column's foot, and only then (a mark that fits stays inside); without it the column breaks a
+    /// character early, since a stop may not start a column.
+    func testStopsAndCommasHangPastTheColumnOnlyWhenTheyWouldNotFit() throws {
+        let (layout, measured) = try LayoutTests.layoutChapter(
+            Self.hangingChapter("<p>" + String(repeating: "永", count: 300) + "</p>", hanging: "none"), name: "hang-measure")
+        let content = layout.settings.contentRect
+        let firstLine = try XCTUnwrap(measured.pages.first?.lines.min { $0.start < $1.start })
+        let capacity = firstLine.end - firstLine.start
+        XCTAssertGreaterThan(capacity, 10)
+        // A full column then a stop; a column then ends in a comma that fits as its last character.
+        let body = "<p>" + String(repeating: "永", count: capacity) + "。" + String(repeating: "永", count: capacity - 1) + "、"
+            + String(repeating: "永", count: 20) + "</p>"
+        for hanging in ["none", "allow-end"] {
+            let (_, chapter) = try LayoutTests.layoutChapter(Self.hangingChapter(body, hanging: hanging), name: "hang-\(hanging)")
+            let page = try XCTUnwrap(chapter.pages.first)
+            let text = try Self.text(chapter)
+            let stop = try XCTUnwrap(text.firstIndex(of: 0x3002)), comma = try XCTUnwrap(text.firstIndex(of: 0x3001))
+            let lines = page.lines.sorted { $0.start < $1.start }
+            let glyphs = Self.glyphs(page)
+            func glyph(_ source: Int) throws -> Glyph { try XCTUnwrap(glyphs.first { $0.source == source }, "offset \(source)") }
+            if hanging == "none" {
+                XCTAssertEqual(lines[0].end, stop - 1, "the column's last 永 goes down with the stop")
+                continue
+            }
+            XCTAssertEqual(lines[0].end, stop + 1, "the stop ends the first column")
+            let mark = try glyph(stop), before = try glyph(stop - 1)
+            XCTAssertEqual(mark.x, before.x, accuracy: 0.01, "in the same column")
+            XCTAssertEqual(mark.y - before.y, mark.size, accuracy: 0.5, "set solid after the character before it")
+            XCTAssertLessThanOrEqual(before.y - 0.01, content.maxY, "the characters before it stand in the column")
+            XCTAssertGreaterThan(mark.y, content.maxY + 0.01, "the stop stands past the column's foot")
+            // The comma fits: it ends its column inside the content box, the column set solid.
+            XCTAssertEqual(lines[1].end, comma + 1)
+            let fitting = try glyph(comma)
+            XCTAssertLessThanOrEqual(fitting.y, content.maxY + 0.01, "a comma that fits stays inside")
+            XCTAssertEqual(fitting.y - (try glyph(comma - 1)).y, fitting.size, accuracy: 0.5)
+        }
+    }
+
+    /// JAGAT's CSS test book (p-019, CSS Text 3): a justified box 10.1 em wide whose eleventh
+    /// character is a comma and whose twenty-first from there a stop; under `allow-end` each hangs
+    /// at the end of its line, past the box, instead of taking the character before it down.
+    func testJAGATHangingPunctuationTest() throws {
+        let book = try TestSupport.corpusFile("jagat-epub-css-test/epubcsstest_v2.epub")
+        let (_, result) = try LayoutTests.layout(book.path)
+        let chapter = try XCTUnwrap(result.chapters.first { $0.href.hasSuffix("p-019-css-text-3.xhtml") })
+        let text = try Self.text(chapter)
+        let sample = Array("あいうえおかきくけこ、さしすせそたちつてとなにぬねのはひふへほ。".utf16)
+        let start = try XCTUnwrap((0...(text.count - sample.count)).first { Array(text[$0..<($0 + sample.count)]) == sample })
+        let lines = chapter.pages.flatMap(\.lines).filter { $0.start >= start && $0.start < start + sample.count }.sorted { $0.start < $1.start }
+        XCTAssertEqual(lines.map { $0.start - start }, [0, 11, 21], "こ、 and と stay on their lines")
+        XCTAssertEqual(lines.map { $0.end - start }, [11, 21, 32])
+        let page = try XCTUnwrap(chapter.pages.first { $0.lines.contains { $0.start == start } })
+        let glyphs = Self.glyphs(page)
+        for offset in [10, 31] {
+            let mark = try XCTUnwrap(glyphs.first { $0.source == start + offset })
+            let before = try XCTUnwrap(glyphs.first { $0.source == start + offset - 1 })
+            let first = try XCTUnwrap(glyphs.first { $0.source == start + (offset == 10 ? 0 : 21) })
+            // The box is 10.1 em wide from the line's first character: the mark starts at 10 em.
+            XCTAssertEqual(mark.x - first.x, 10 * mark.size, accuracy: mark.size * 0.15, "offset \(offset) is set solid past ten characters")
+            XCTAssertEqual(before.x - first.x, 9 * mark.size, accuracy: mark.size * 0.15)
+        }
+    }
 }
