@@ -24,6 +24,17 @@ struct Slice {
     var header = -1
 }
 
+/// A block set horizontally (`writing-mode: horizontal-tb`) in a chapter set in columns: an
+/// orthogonal flow, laid out on its own the physical page's way up. `box` is where it stands in
+/// the turned frame of the column flow; its items and lines are relative to its top-left corner on
+/// the physical page, and are placed there after the page is turned, themselves unturned.
+struct OrthogonalBlock {
+    var slice: Int
+    var box: Rect
+    var items: [DisplayItem]
+    var lines: [LineRecord]
+}
+
 /// A table's header rows, drawn again at the top of each page its body continues on.
 struct RepeatedHeader {
     var top: Double
@@ -59,6 +70,8 @@ final class Flow {
     /// Absolutely positioned boxes, each laid out in a flow of its own and moved by (dx, dy): out
     /// of this flow's pagination, drawn on the pages that hold them (`Layer`).
     var layers: [Layer] = []
+    /// Blocks set horizontally in a chapter set in columns, placed on the page unturned.
+    var orthogonal: [OrthogonalBlock] = []
 
     /// Puts a flow laid out on its own (a table cell, a float) into one slice of this one, moved
     /// by (dx, dy): backgrounds and borders first, so its text is painted over them.
@@ -74,6 +87,13 @@ final class Flow {
         }
         paragraphCount += inner.paragraphCount
         layers += inner.layers.map { $0.moved(dx: dx, dy: dy) }
+        orthogonal += inner.orthogonal.map { block in
+            var moved = block
+            moved.slice = slice
+            moved.box.x += dx
+            moved.box.y += dy
+            return moved
+        }
     }
 
     /// Space floats take from a line spanning `top..<bottom` of a box from `left` to `right`.
@@ -181,11 +201,13 @@ final class Flow {
 
     /// How much of the flow there is: what `shift(since:by:)` moves.
     struct Mark {
-        var slices: Int, items: Int, spanning: Int, lines: Int, floats: Int, layers: Int
+        var slices: Int, items: Int, spanning: Int, lines: Int, floats: Int, layers: Int, orthogonal: Int
     }
 
     var mark: Mark {
-        Mark(slices: slices.count, items: items.count, spanning: spanning.count, lines: lines.count, floats: floats.count, layers: layers.count)
+        Mark(
+            slices: slices.count, items: items.count, spanning: spanning.count, lines: lines.count, floats: floats.count, layers: layers.count,
+            orthogonal: orthogonal.count)
     }
 
     /// Moves what was drawn since `mark` by (dx, dy) without moving the flow (`position:
@@ -198,6 +220,10 @@ final class Flow {
             lines[index].record.rect.y += dy
         }
         for index in mark.layers..<layers.count { layers[index] = layers[index].moved(dx: dx, dy: dy) }
+        for index in mark.orthogonal..<orthogonal.count {
+            orthogonal[index].box.x += dx
+            orthogonal[index].box.y += dy
+        }
     }
 
     /// `position: relative`: what a box drew since `mark` moves by its offsets; its room stays.
@@ -232,6 +258,7 @@ final class Flow {
             floats[index].bottom += dy
         }
         for index in mark.layers..<layers.count { layers[index] = layers[index].moved(dx: 0, dy: dy) }
+        for index in mark.orthogonal..<orthogonal.count { orthogonal[index].box.y += dy }
         y += dy
     }
 }
@@ -241,7 +268,7 @@ final class Flow {
 struct BlockLayout {
     let inline: InlineLayout
     let scale: Double
-    let pageHeight: Double
+    var pageHeight: Double
     /// The element whose background paints the whole page instead of its own box (CSS 2.1 §14.2:
     /// the root's, or else body's, background covers the canvas).
     var canvasNode: NodeID? = nil
@@ -260,6 +287,10 @@ struct BlockLayout {
                 continue
             }
             switch child {
+            case .block(let block) where inline.vertical && block.style.writingMode == .horizontalTB && block.style.float == .none:
+                layoutOrthogonal(child, style: block.style, left: left, width: width, flow: flow)
+            case .table(let table) where inline.vertical && table.style.writingMode == .horizontalTB:
+                layoutOrthogonal(child, style: table.style, left: left, width: width, flow: flow)
             case .block(let block) where block.style.float != .none:
                 // Its text comes after the start of the paragraph it floats beside: the slice starts
                 // there, so page boundaries never skip that paragraph's first words.
@@ -636,6 +667,66 @@ struct BlockLayout {
         flow.y = top
     }
 
+    /// A block or table set horizontally in a chapter set in columns (CSS Writing Modes 3, 7.3):
+    /// laid out on its own, upright, as wide as its content needs up to the physical content box's
+    /// width (the turned flow's page height), as tall as that makes it. It stands whole in the
+    /// column flow at the columns' start, taking as much of the flow as it is wide; a block taller
+    /// than a column overflows its foot.
+    func layoutOrthogonal(_ node: FlowNode, style: ComputedStyle, left: Double, width: Double, flow: Flow) {
+        let available = pageHeight
+        inline.vertical = false
+        let columnLength = inline.caches.pageHeight
+        inline.caches.pageHeight = width
+        defer {
+            inline.vertical = true
+            inline.caches.pageHeight = columnLength
+        }
+        var horizontal = self
+        horizontal.pageHeight = width
+        var outer = available
+        if case .block(let block) = node {
+            let basis = available / scale
+            let edges = px((style.margin.left.resolve(against: basis) ?? 0) + (style.margin.right.resolve(against: basis) ?? 0))
+                + px(style.padding.left.resolve(against: basis) + style.padding.right.resolve(against: basis))
+                + px(style.borderWidth.left + style.borderWidth.right)
+            let content = style.width.resolve(against: basis).map(px) ?? horizontal.contentWidths(block.children).max
+            outer = max(1, min(available, content + edges))
+        } else if case .table(let table) = node {
+            // A table is as wide as its columns need (its caption is set in that width).
+            let basis = available / scale
+            let margins = (style.margin.left.resolve(against: basis).map(px) ?? 0) + (style.margin.right.resolve(against: basis).map(px) ?? 0)
+            var room = available - margins
+            if let specified = style.width.resolve(against: basis).map(px), specified < room { room = max(px(8), specified) }
+            outer = max(1, min(available, horizontal.tableGrid(table, outerWidth: room, basis: basis).natural + margins))
+        }
+        let inner = Flow()
+        horizontal.layoutChildren([node], left: 0, width: outer, flow: inner, listMarker: nil)
+        inner.flushMargin()
+        let height = max(inner.y, inner.slices.last?.bottom ?? 0)
+        guard height > 0 else { return }
+        flow.clear(style.clear)
+        let slice = flow.addSlice(height: outer, start: Self.firstOffset(node) ?? Flow.textAfter)
+        let top = flow.slices[slice].top
+        var items = inner.spanning.map(\.item) + inner.items.map(\.item)
+        var lines = inner.lines.map { entry in
+            var record = entry.record
+            record.paragraph += flow.paragraphCount
+            return record
+        }
+        // Positioned boxes inside it are drawn with it, over its text.
+        for layer in inner.layers.sorted(by: { $0.zIndex < $1.zIndex }) {
+            items += (layer.flow.spanning.map(\.item) + layer.flow.items.map(\.item)).map { translate($0, dx: layer.dx, dy: layer.dy) }
+            lines += layer.flow.lines.map { entry in
+                var record = entry.record
+                record.rect.x += layer.dx
+                record.rect.y += layer.dy
+                return record
+            }
+        }
+        flow.paragraphCount += inner.paragraphCount
+        flow.orthogonal.append(OrthogonalBlock(slice: slice, box: Rect(x: left, y: top, width: height, height: outer), items: items, lines: lines))
+    }
+
     func layoutFloat(_ box: ReplacedBox, left: Double, width: Double, flow: Flow) {
         let used = usedImageSize(box, containingWidth: width / scale, containingHeight: pageHeight / scale, turned: inline.vertical)
         let basis = width / scale
@@ -754,15 +845,8 @@ struct BlockLayout {
         if let specified = style.width.resolve(against: basis).map(px), specified < outerWidth { outerWidth = max(px(8), specified) }
         flow.collapseMargin(px(style.margin.top.resolve(against: basis) ?? 0))
         layoutChildren(table.caption, left: outerLeft, width: outerWidth, flow: flow, listMarker: nil)
-        // The table's own border and background, around its rows (the caption is outside).
-        let border = borderEdges(style)
-        // The separated model puts border-spacing around every cell and the table's padding
-        // inside its border; the collapsed one has neither and merges the borders cells share.
-        let collapse = style.borderCollapse
-        let padding = collapse ? Edges(all: 0.0) : Edges(
-            top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
-            bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
-        let edges = border + padding
+        let grid = tableGrid(table, outerWidth: outerWidth, basis: basis)
+        let (border, edges, spacing, rows, widths, squeezed) = (grid.border, grid.edges, grid.spacing, grid.rows, grid.widths, grid.squeezed)
         let firstSlice = flow.slices.count
         if edges.top > 0 {
             flow.flushMargin()
@@ -770,15 +854,8 @@ struct BlockLayout {
         }
         let tableTop = flow.y + flow.pendingMarginPositive + flow.pendingMarginNegative
         flow.y += edges.top
-        let columns = max(1, table.rows.map(\.count).max() ?? 1)
-        let spacing = collapse ? (h: 0.0, v: 0.0) : (h: px(style.borderSpacingHorizontal), v: px(style.borderSpacingVertical))
-        let rows = collapse ? Self.collapsedBorders(table.rows, tableBorder: border) : table.rows
-        let width = max(outerWidth - edges.horizontal - Double(columns + 1) * spacing.h, px(8))
-        var spaced = table
-        spaced.rows = rows
-        let (widths, squeezed) = columnWidths(spaced, columns: columns, available: width)
         // Auto side margins centre a table narrower than its room, or put it at the end.
-        let natural = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + edges.horizontal)
+        let natural = grid.natural
         if fixedLeft == nil { outerLeft += fixedRight == nil ? (room - natural) / 2 : room - natural }
         let left = outerLeft + edges.left + spacing.h
         // Columns narrower than their longest words: those words break, rather than spill into
@@ -843,6 +920,43 @@ struct BlockLayout {
             paintBox(style, border: border, rect: rect, flow: flow, background: true)
         }
         flow.collapseMargin(px(style.margin.bottom.resolve(against: basis) ?? 0))
+    }
+
+    /// A table's edges, spacing and column widths in a box `outerWidth` wide, and the width its
+    /// columns need (`natural`, at most `outerWidth`).
+    struct TableGrid {
+        var border: Edges<Double>
+        /// Border and padding.
+        var edges: Edges<Double>
+        var spacing: (h: Double, v: Double)
+        /// The rows, with collapsed borders merged.
+        var rows: [[BlockNode]]
+        var widths: [Double]
+        /// Some column is narrower than its longest word.
+        var squeezed: Bool
+        var natural: Double
+    }
+
+    func tableGrid(_ table: TableNode, outerWidth: Double, basis: Double) -> TableGrid {
+        let style = table.style
+        // The table's own border and background, around its rows (the caption is outside).
+        let border = borderEdges(style)
+        // The separated model puts border-spacing around every cell and the table's padding
+        // inside its border; the collapsed one has neither and merges the borders cells share.
+        let collapse = style.borderCollapse
+        let padding = collapse ? Edges(all: 0.0) : Edges(
+            top: px(style.padding.top.resolve(against: basis)), right: px(style.padding.right.resolve(against: basis)),
+            bottom: px(style.padding.bottom.resolve(against: basis)), left: px(style.padding.left.resolve(against: basis)))
+        let edges = border + padding
+        let columns = max(1, table.rows.map(\.count).max() ?? 1)
+        let spacing = collapse ? (h: 0.0, v: 0.0) : (h: px(style.borderSpacingHorizontal), v: px(style.borderSpacingVertical))
+        let rows = collapse ? Self.collapsedBorders(table.rows, tableBorder: border) : table.rows
+        let width = max(outerWidth - edges.horizontal - Double(columns + 1) * spacing.h, px(8))
+        var spaced = table
+        spaced.rows = rows
+        let (widths, squeezed) = columnWidths(spaced, columns: columns, available: width)
+        let natural = min(outerWidth, widths.reduce(0, +) + Double(columns + 1) * spacing.h + edges.horizontal)
+        return TableGrid(border: border, edges: edges, spacing: spacing, rows: rows, widths: widths, squeezed: squeezed, natural: natural)
     }
 
     /// `border-collapse: collapse`: where two cells meet, the wider of their two borders is kept on

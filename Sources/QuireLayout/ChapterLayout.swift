@@ -338,6 +338,8 @@ public final class BookLayout: @unchecked Sendable {
         }
         var pages: [Page] = []
         let (itemsBySlice, linesBySlice) = flow.bySlice()
+        var orthogonalBySlice = [[OrthogonalBlock]](repeating: [], count: flow.slices.count)
+        for block in flow.orthogonal { orthogonalBySlice[block.slice].append(block) }
         for (pageIndex, cut) in ranges.enumerated() {
             let range = cut.slices
             let (top, bottom) = (cut.top, cut.bottom)
@@ -357,13 +359,31 @@ public final class BookLayout: @unchecked Sendable {
                 if let clipped = clip(span.item, top: top, bottom: bottom) { items.append(place(clipped, dy: dy)) }
             }
             var lines: [LineRecord] = []
+            /// Blocks set horizontally on this page, and where their lines go among the others.
+            var orthogonal: [(block: OrthogonalBlock, lineIndex: Int)] = []
             for slice in range {
                 for item in itemsBySlice[slice] { items.append(place(item, dy: dy)) }
+                for block in orthogonalBySlice[slice] { orthogonal.append((block, lines.count)) }
                 for record in linesBySlice[slice] { lines.append(place(record, dy: dy)) }
             }
             for item in layers.above[pageIndex] { items.append(place(item, dy: dy)) }
             for record in layers.lines[pageIndex] { lines.append(place(record, dy: dy)) }
-            if let frame { (items, lines) = frame.page(items, lines: lines) }
+            if let frame {
+                (items, lines) = frame.page(items, lines: lines)
+                // Blocks set horizontally go on the turned page as they are, only moved; their
+                // lines keep their place in text order.
+                for (block, lineIndex) in orthogonal.reversed() {
+                    let box = frame.physical(Rect(x: block.box.x + origin.x, y: block.box.y + dy, width: block.box.width, height: block.box.height))
+                    items += block.items.map { translate($0, dx: box.x, dy: box.y) }
+                    lines.insert(
+                        contentsOf: block.lines.map { record in
+                            var moved = record
+                            moved.rect.x += box.x
+                            moved.rect.y += box.y
+                            return moved
+                        }, at: lineIndex)
+                }
+            }
             let start = pageIndex == 0 ? 0 : flow.slices[range.lowerBound].start
             var page = Page(
                 spineIndex: spineIndex, indexInChapter: pageIndex, width: profile.width, height: pageHeight, items: items, lines: lines, start: start,

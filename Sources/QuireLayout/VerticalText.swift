@@ -113,6 +113,14 @@ struct VerticalFrame {
         }
     }
 
+    /// Where a box of the flow stands on the physical page: a block set horizontally, placed whole
+    /// and unturned (in vertical-lr at the mirrored place across the flow).
+    func physical(_ box: Rect) -> Rect {
+        var placed = box
+        if leftToRight { placed.y = frameHeight - box.maxY }
+        return rect(placed)
+    }
+
     func line(_ record: LineRecord) -> LineRecord {
         var turned = record
         turned.rect = rect(record.rect)

@@ -523,4 +523,93 @@ final class VerticalWritingTests: XCTestCase {
             XCTAssertEqual(before.x - first.x, 9 * mark.size, accuracy: mark.size * 0.15)
         }
     }
+
+    /// A chapter in columns holding a table and a colophon set horizontally (`writing-mode:
+    /// horizontal-tb`), between two paragraphs.
+    static func orthogonalChapter(mode: String) -> String {
+        let paragraph = "<p>灯台の光は十二秒ごとに一回まわる。灯台守はその光を見あげた。</p>"
+        return """
+            <?xml version="1.0" encoding="utf-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="ja" lang="ja" style="writing-mode: \(mode)">
+            <head><title>横組の表</title><style>
+            table { writing-mode: horizontal-tb; border-collapse: collapse; }
+            td { border: 1px solid black; padding: 2px 6px; }
+            .colophon { writing-mode: horizontal-tb; border: 2px solid black; padding: 4px; }
+            </style></head>
+            <body>\(paragraph)
+            <table><tr><td>Tide</td><td>12:40</td></tr><tr><td>Wind</td><td>NW 5</td></tr></table>
+            <div class="colophon"><p>Printed at sea.</p><p>Second copy.</p></div>
+            \(paragraph)</body></html>
+            """
+    }
+
+    /// A table and a block set horizontally inside a chapter in columns stand upright, in the
+    /// column flow at the columns' start, as wide as their content: their text is horizontal runs
+    /// in lines across the page, one under the other, with the columns before them on one side
+    /// and those after on the other (right and left in vertical-rl, the reverse in vertical-lr).
+    func testHorizontalBlocksStandUprightAmongTheColumns() throws {
+        for mode in ["vertical-rl", "vertical-lr"] {
+            let (layout, chapter) = try LayoutTests.layoutChapter(Self.orthogonalChapter(mode: mode), name: "orthogonal-\(mode)")
+            let content = layout.settings.contentRect
+            let page = try XCTUnwrap(chapter.pages.first)
+            XCTAssertEqual(chapter.pages.count, 1, mode)
+            let text = try Self.text(chapter)
+            func offset(_ word: String) throws -> Int {
+                let units = Array(word.utf16)
+                return try XCTUnwrap((0...(text.count - units.count)).first { Array(text[$0..<($0 + units.count)]) == units }, word)
+            }
+            let tide = try offset("Tide"), wind = try offset("Wind"), printed = try offset("Printed"), second = try offset("Second")
+            XCTAssertEqual(page.lines.map(\.start), page.lines.map(\.start).sorted(), "\(mode): the page's lines in text order")
+            let lines = page.lines
+            func line(holding offset: Int) throws -> LineRecord {
+                try XCTUnwrap(lines.first { $0.start <= offset && offset < $0.end }, "a line holds \(offset)")
+            }
+            let glyphs = Self.glyphs(page)
+            // Their text: horizontal runs, left to right along lines across the page.
+            for word in [tide, wind, printed, second] {
+                let record = try line(holding: word)
+                XCTAssertGreaterThan(record.rect.width, record.rect.height, "\(mode): a line across the page")
+                let letters = glyphs.filter { $0.source >= word && $0.source < word + 4 }.sorted { $0.source < $1.source }
+                XCTAssertEqual(letters.count, 4, mode)
+                XCTAssertTrue(letters.allSatisfy { $0.orientation == .horizontal }, "\(mode): set upright, not turned")
+                for (a, b) in zip(letters, letters.dropFirst()) {
+                    XCTAssertGreaterThan(b.x, a.x, "\(mode): left to right")
+                    XCTAssertEqual(b.y, a.y, accuracy: 0.01)
+                }
+                XCTAssertGreaterThanOrEqual(record.rect.x, content.x - 0.5)
+                XCTAssertLessThanOrEqual(record.rect.maxX, content.maxX + 0.5)
+            }
+            // Rows and paragraphs one under the other; the table at the columns' start (the top).
+            XCTAssertGreaterThan(try line(holding: wind).rect.y, try line(holding: tide).rect.y, mode)
+            XCTAssertGreaterThan(try line(holding: second).rect.y, try line(holding: printed).rect.y, mode)
+            XCTAssertLessThan(try line(holding: tide).rect.y - content.y, 20, "\(mode): at the top of the content box")
+            // The table is as wide as its content, far narrower than the page.
+            let tableLines = [try line(holding: tide), try line(holding: wind)]
+            let tableLeft = tableLines.map(\.rect.x).min()!, tableRight = tableLines.map(\.rect.maxX).max()!
+            XCTAssertLessThan(tableRight - tableLeft, content.width / 3, mode)
+            // The columns before and after stand either side of the table and the colophon.
+            let columnsBefore = lines.filter { $0.end <= tide }, columnsAfter = lines.filter { $0.start > second }
+            XCTAssertFalse(columnsBefore.isEmpty || columnsAfter.isEmpty, mode)
+            let colophon = [try line(holding: printed), try line(holding: second)]
+            for record in columnsBefore + columnsAfter { XCTAssertGreaterThan(record.rect.height, record.rect.width, "\(mode): a column") }
+            if mode == "vertical-rl" {
+                XCTAssertLessThanOrEqual(tableRight, columnsBefore.map(\.rect.x).min()! + 0.5, "right of it, the columns before")
+                XCTAssertLessThanOrEqual(colophon.map(\.rect.maxX).max()!, tableLeft + 0.5, "the colophon left of the table")
+                XCTAssertGreaterThanOrEqual(colophon.map(\.rect.x).min()!, columnsAfter.map(\.rect.maxX).max()! - 0.5, "left of it, the columns after")
+            } else {
+                XCTAssertGreaterThanOrEqual(tableLeft, columnsBefore.map(\.rect.maxX).max()! - 0.5, "left of it, the columns before")
+                XCTAssertGreaterThanOrEqual(colophon.map(\.rect.x).min()!, tableRight - 0.5, "the colophon right of the table")
+                XCTAssertLessThanOrEqual(colophon.map(\.rect.maxX).max()!, columnsAfter.map(\.rect.x).min()! + 0.5, "right of it, the columns after")
+            }
+            // The cells' borders: strokes or boxes around the table's text, unturned.
+            XCTAssertTrue(
+                page.items.contains { item in
+                    if case .box(let box) = item { return box.box.x <= tableLeft && box.box.maxX >= tableRight - 1 && box.box.height > 0 }
+                    return false
+                } || page.items.contains { item in
+                    if case .stroke(let from, let to, _, _, _) = item { return abs(from.y - to.y) < 0.01 && to.x - from.x > 10 && from.x >= tableLeft - 20 }
+                    return false
+                }, "\(mode): the table's borders drawn across the page")
+        }
+    }
 }
