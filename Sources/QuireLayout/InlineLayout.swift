@@ -47,6 +47,8 @@ final class InlineLayout {
     let scale: Double
     let bookLanguage: String?
     let hyphenate: Bool
+    /// Some style asks for `hanging-punctuation`: without one, no word or line is checked for it.
+    let mayHang: Bool
 
     init(
         services: TextServices, shaper: Shaper, caches: InlineCaches, buildItems: Bool, styles: [ComputedStyle], scale: Double,
@@ -60,6 +62,7 @@ final class InlineLayout {
         self.scale = scale
         self.bookLanguage = bookLanguage
         self.hyphenate = hyphenate
+        self.mayHang = styles.contains { $0.hangingPunctuation != .none }
     }
 
     enum SegmentKind { case text, space, atom, forcedBreak }
@@ -256,6 +259,7 @@ final class InlineLayout {
         let text = paragraph.text
         let dropRange = paragraph.dropCap?.range
         let hasAtoms = !paragraph.atoms.isEmpty
+        let vertical = self.vertical  // read once, not per character
         let noLevels = [UInt8](repeating: 0, count: levels == nil ? text.count : 0)
         let levels = levels ?? noLevels
         var result: [Segment] = []
@@ -819,7 +823,7 @@ final class InlineLayout {
                     }
                 }
                 add(.box(width: segment.width), index)
-                hang = segment.kind == .text ? hangingWidth(segment, paragraph) : 0
+                hang = mayHang && segment.kind == .text ? hangingWidth(segment, paragraph) : 0
             case .space:
                 if styles[segment.style].whiteSpace.wraps {
                     if hang > 0 { add(.penalty(width: -hang, penalty: 0, flagged: false), -1) }
@@ -829,25 +833,29 @@ final class InlineLayout {
                 }
                 hang = 0
             case .forcedBreak:
-                addForcedBreak(index)
+                Self.addForcedBreak(&items, &itemSegment, segment: index, hang: hang, fill: fill)
                 hang = 0
             }
         }
         // A paragraph that ends in a line break (`text<br/></p>`) ends there: no empty line after it.
-        if segments.last?.kind != .forcedBreak { addForcedBreak(-1) }
-        return (items, itemSegment)
-
-        func addForcedBreak(_ segment: Int) {
-            guard hang > 0 else {
-                add(.glue(width: 0, stretch: fill, shrink: 0), -1)
-                add(BreakItem.forcedBreak, segment)
-                return
-            }
-            // The mark may hang at the forced break only: the fill glue before it is no break.
-            add(.penalty(width: 0, penalty: BreakItem.infinitePenalty, flagged: false), -1)
-            add(.glue(width: 0, stretch: fill, shrink: 0), -1)
-            add(.penalty(width: -hang, penalty: -BreakItem.infinitePenalty, flagged: false), segment)
+        if segments.last?.kind != .forcedBreak {
+            Self.addForcedBreak(&items, &itemSegment, segment: -1, hang: hang, fill: fill)
         }
+        return (items, itemSegment)
+    }
+
+    /// The items of a forced break (a paragraph's end, `<br>`): fill glue and the break. After a
+    /// mark that may hang, the break is as much narrower as the mark, and the glue is no break.
+    /// (A static function: a local one capturing the item arrays cost an allocation per paragraph.)
+    private static func addForcedBreak(_ items: inout [BreakItem], _ itemSegment: inout [Int], segment: Int, hang: Double, fill: Double) {
+        if hang > 0 {
+            items.append(.penalty(width: 0, penalty: BreakItem.infinitePenalty, flagged: false))
+            itemSegment.append(-1)
+        }
+        items.append(.glue(width: 0, stretch: fill, shrink: 0))
+        itemSegment.append(-1)
+        items.append(hang > 0 ? .penalty(width: -hang, penalty: -BreakItem.infinitePenalty, flagged: false) : BreakItem.forcedBreak)
+        itemSegment.append(segment)
     }
 
     /// Stops and commas that `hanging-punctuation: allow-end | force-end` lets stand past the end
@@ -862,14 +870,14 @@ final class InlineLayout {
     /// How far a text segment's last character may hang past the line's end: its advance when it
     /// is a stop or comma under `hanging-punctuation: allow-end | force-end`, else 0.
     func hangingWidth(_ segment: Segment, _ paragraph: Paragraph) -> Double {
-        let style = styles[segment.style]
-        guard style.hangingPunctuation != .none, !segment.combined, segment.trailing == 0, segment.end > segment.start,
+        // (The style's one field is read first: copying the whole style per word costs.)
+        guard styles[segment.style].hangingPunctuation != .none, !segment.combined, segment.trailing == 0, segment.end > segment.start,
             Self.isHangingStopOrComma(paragraph.text[segment.end - 1])
         else { return 0 }
         let mark = paragraph.text.withUnsafeBufferPointer {
             shaper.measure(short: UnsafeBufferPointer(rebasing: $0[(segment.end - 1)..<segment.end]), parameterID: Int(segment.parameter))
         }
-        return min(mark.advance + style.letterSpacing * scale, segment.width - segment.leading)
+        return min(mark.advance + styles[segment.style].letterSpacing * scale, segment.width - segment.leading)
     }
 
     /// Min-content (widest unbreakable piece) and max-content (everything on one line) widths.
@@ -1207,7 +1215,7 @@ final class InlineLayout {
             var ratio = breaks.ratios[lineIndex]
             // A line that breaks after a stop or comma that may hang was measured without it.
             var hanging = 0.0
-            if case .penalty(let width, _, _) = items[breakIndex], width < 0 {
+            if mayHang, case .penalty(let width, _, _) = items[breakIndex], width < 0 {
                 let (natural, stretch) = naturalWidth(items, first..<breakIndex)
                 let forced = itemSegment[first..<breakIndex].last { $0 >= 0 }.map { styles[segments[$0].style].hangingPunctuation == .forceEnd } ?? false
                 if forced || natural > lineWidth(lineIndex) + 1e-6 {
