@@ -67,32 +67,34 @@ final class InlineLayout {
 
     enum SegmentKind { case text, space, atom, forcedBreak }
 
+    /// (Fields are declared so that the struct packs into 64 bytes: the one-byte flags fill the
+    /// gaps beside `level` and `kind`; a paragraph holds a segment for every word and space.)
     struct Segment {
         var start: Int
         var end: Int
         var style: Int
         var level: UInt8
-        /// Index into the chapter's face table (`caches.faces`); -1 for breaks and atoms.
-        var face: Int32
-        var kind: SegmentKind
-        /// The shaper's parameter id for text (style, face and direction); -1 for other kinds.
-        var parameter: Int32 = -1
-        var width: Double = 0
         /// A hyphenation point follows this segment (inside the same word).
         var hyphenAfter = false
         /// A piece of a word split at its hyphenation points (never split again).
         var fragment = false
-        /// Device px of inline box edges (margin, border, padding) before and after the segment's
-        /// own content, included in `width`: the boxes that open at its start and close at its end.
-        var leading = 0.0
-        var trailing = 0.0
         /// An inline box opens or closes at the segment's start: a line piece never runs across it.
         var boxBoundary = false
+        /// Index into the chapter's face table (`caches.faces`); -1 for breaks and atoms.
+        var face: Int32
+        var kind: SegmentKind
         /// Upright characters in vertical text, shaped top to bottom.
         var upright = false
         /// `text-combine-upright: all` in vertical text: the run set horizontally in one em of the
         /// column (tate-chu-yoko), shaped left to right.
         var combined = false
+        /// The shaper's parameter id for text (style, face and direction); -1 for other kinds.
+        var parameter: Int32 = -1
+        var width: Double = 0
+        /// Device px of inline box edges (margin, border, padding) before and after the segment's
+        /// own content, included in `width`: the boxes that open at its start and close at its end.
+        var leading = 0.0
+        var trailing = 0.0
     }
 
     struct Metrics {
@@ -790,7 +792,8 @@ final class InlineLayout {
         var items: [BreakItem] = []
         var itemSegment: [Int] = []
         items.reserveCapacity(segments.count * 2 + 2)
-        func add(_ item: BreakItem, _ segment: Int) {
+        itemSegment.reserveCapacity(segments.count * 2 + 2)
+        @inline(__always) func add(_ item: BreakItem, _ segment: Int) {
             items.append(item)
             itemSegment.append(segment)
         }
@@ -1292,6 +1295,7 @@ final class InlineLayout {
         var extent = metrics(blockStyle, face: strutFace)
 
         // Pieces in logical order: merged text runs, spaces, atoms.
+        // (The one-byte fields sit together so that a piece packs into 64 bytes.)
         struct Piece {
             var start: Int
             var end: Int
@@ -1300,13 +1304,13 @@ final class InlineLayout {
             /// Index into the chapter's face table; -1 for atoms and breaks.
             var face: Int32
             var kind: SegmentKind
-            /// The whole advance: content plus `leading` and `trailing` (inline box edges).
-            var width: Double
             var hyphen: Bool
-            var leading = 0.0
-            var trailing = 0.0
             var upright = false
             var combined = false
+            /// The whole advance: content plus `leading` and `trailing` (inline box edges).
+            var width: Double
+            var leading = 0.0
+            var trailing = 0.0
         }
         var pieces: [Piece] = []
         pieces.reserveCapacity(indices.count)
@@ -1328,10 +1332,8 @@ final class InlineLayout {
             pieces.append(
                 Piece(
                     start: segment.start, end: segment.end, style: segment.style, level: segment.level,
-                    face: segment.face, kind: segment.kind,
-                    width: width, hyphen: false, leading: segment.leading, trailing: segment.trailing,
-                    upright: segment.upright,
-                    combined: segment.combined))
+                    face: segment.face, kind: segment.kind, hyphen: false, upright: segment.upright,
+                    combined: segment.combined, width: width, leading: segment.leading, trailing: segment.trailing))
         }
         if hyphenStyle != nil, let lastText = pieces.lastIndex(where: { $0.kind == .text }) { pieces[lastText].hyphen = true }
 
