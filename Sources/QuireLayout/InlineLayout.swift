@@ -1213,8 +1213,11 @@ final class InlineLayout {
             var segmentIndices: [Int] = []
             /// The set width of each space of `segmentIndices` (NaN: its natural width).
             var glueAdjust: [Double] = []
+            /// The justification space set after each segment of `segmentIndices` (CJK text).
+            var spaceAfter: [Double] = []
             segmentIndices.reserveCapacity(breakIndex - first)
             glueAdjust.reserveCapacity(breakIndex - first)
+            spaceAfter.reserveCapacity(breakIndex - first)
             var ratio = breaks.ratios[lineIndex]
             // A line that breaks after a stop or comma that may hang was measured without it.
             var hanging = 0.0
@@ -1237,9 +1240,20 @@ final class InlineLayout {
             let lastRatio = lastLine && justifyLast ? fullMeasureRatio(items, itemSegment, first..<breakIndex, width: lineWidth(lineIndex)) : nil
             for itemIndex in first..<breakIndex {
                 let segmentIndex = itemSegment[itemIndex]
-                guard segmentIndex >= 0 else { continue }
+                guard segmentIndex >= 0 else {
+                    // Justification glue between CJK characters belongs to no segment: what it
+                    // stretches widens the gap after the character before it (the breaker's ratio
+                    // counted it, so without it a justified CJK line fell short of the measure). The
+                    // fill glue before a paragraph's end (1e6) is no such glue.
+                    if justify, case .glue(let w, let y, _) = items[itemIndex], w == 0, y > 0, y < 1e5, !spaceAfter.isEmpty {
+                        let stretched = lastRatio.map { $0 * y } ?? (lastLine || ratio <= 0 ? 0 : ratio * y)
+                        spaceAfter[spaceAfter.count - 1] += stretched
+                    }
+                    continue
+                }
                 if segments[segmentIndex].kind == .forcedBreak { continue }
                 segmentIndices.append(segmentIndex)
+                spaceAfter.append(0)
                 if case .glue(let w, let y, let z) = items[itemIndex], justify {
                     let adjusted = ratio >= 0 ? w + ratio * y : w + ratio * z
                     glueAdjust.append(lastRatio.map { w + $0 * y } ?? (lastLine && ratio > 0 ? w : adjusted))
@@ -1251,7 +1265,9 @@ final class InlineLayout {
             while let last = segmentIndices.last, segments[last].kind == .space {
                 segmentIndices.removeLast()
                 glueAdjust.removeLast()
+                spaceAfter.removeLast()
             }
+            if !spaceAfter.isEmpty { spaceAfter[spaceAfter.count - 1] = 0 }
             var hyphenStyle: Int? = nil
             if case .penalty(_, _, let flagged) = items[breakIndex], flagged, let last = segmentIndices.last, segments[last].hyphenAfter {
                 hyphenStyle = segments[last].style
@@ -1259,7 +1275,7 @@ final class InlineLayout {
             // An empty line (a blank line in preformatted text) sits where its break is.
             let anchor = (lineStart...breakIndex).lazy.compactMap { itemSegment[$0] >= 0 ? Int(paragraph.sources[segments[itemSegment[$0]].start]) : nil }.first
             let line = makeLine(
-                paragraph, anchor: anchor, segments: segments, indices: segmentIndices, glue: glueAdjust, hyphenStyle: hyphenStyle,
+                paragraph, anchor: anchor, segments: segments, indices: segmentIndices, glue: glueAdjust, spaceAfter: spaceAfter, hyphenStyle: hyphenStyle,
                 available: lineWidth(lineIndex), hanging: hanging, indent: (lineIndex == 0 ? indent : 0) + inset(lineIndex), lastLine: lastLine && !(justify && !lastLine),
                 levels: levels, marker: lineIndex == 0 ? marker : nil)
             lines.append(line)
@@ -1281,7 +1297,8 @@ final class InlineLayout {
     }
 
     private func makeLine(
-        _ paragraph: Paragraph, anchor: Int?, segments: [Segment], indices: [Int], glue: [Double], hyphenStyle: Int?, available: Double,
+        _ paragraph: Paragraph, anchor: Int?, segments: [Segment], indices: [Int], glue: [Double], spaceAfter: [Double], hyphenStyle: Int?,
+        available: Double,
         hanging: Double = 0, indent: Double, lastLine: Bool, levels: [UInt8]?, marker: GeneratedContent?
     ) -> LineBox {
         let blockStyle = paragraph.blockStyle
@@ -1307,16 +1324,18 @@ final class InlineLayout {
             var hyphen: Bool
             var upright = false
             var combined = false
-            /// The whole advance: content plus `leading` and `trailing` (inline box edges).
+            /// The whole advance: content plus `leading` and `trailing` (inline box edges) and `after`.
             var width: Double
             var leading = 0.0
             var trailing = 0.0
+            /// Justification space after the piece (between CJK characters).
+            var after = 0.0
         }
         var pieces: [Piece] = []
         pieces.reserveCapacity(indices.count)
         for (position, index) in indices.enumerated() {
             let segment = segments[index]
-            if segment.kind == .text, var last = pieces.last, last.kind == .text,
+            if segment.kind == .text, var last = pieces.last, last.kind == .text, last.after == 0,
                 last.end == segment.start, last.style == segment.style,
                 last.face == segment.face, last.level == segment.level, last.upright == segment.upright,
                 !segment.boxBoundary,
@@ -1324,6 +1343,7 @@ final class InlineLayout {
             {
                 last.end = segment.end
                 last.trailing = segment.trailing
+                last.after = spaceAfter[position]
                 pieces[pieces.count - 1] = last
                 continue
             }
@@ -1333,7 +1353,8 @@ final class InlineLayout {
                 Piece(
                     start: segment.start, end: segment.end, style: segment.style, level: segment.level,
                     face: segment.face, kind: segment.kind, hyphen: false, upright: segment.upright,
-                    combined: segment.combined, width: width, leading: segment.leading, trailing: segment.trailing))
+                    combined: segment.combined, width: width + spaceAfter[position], leading: segment.leading,
+                    trailing: segment.trailing, after: spaceAfter[position]))
         }
         if hyphenStyle != nil, let lastText = pieces.lastIndex(where: { $0.kind == .text }) { pieces[lastText].hyphen = true }
 
@@ -1374,7 +1395,7 @@ final class InlineLayout {
                 upright: piece.upright)
             pieces[index].width =
                 shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped)) + piece.leading
-                + piece.trailing
+                + piece.trailing + piece.after
             shapedPieces.append(shaped)
         }
         for piece in pieces where piece.kind == .atom {
@@ -1462,7 +1483,7 @@ final class InlineLayout {
             let style = styles[piece.style]
             // Box edges go before the content on its start side (the right in right-to-left text).
             let before = piece.level & 1 == 1 ? piece.trailing : piece.leading
-            let content = piece.width - piece.leading - piece.trailing
+            let content = piece.width - piece.leading - piece.trailing - piece.after
             x += before
             if !paragraph.inlineBoxes.isEmpty { drawn.append((piece.start, piece.end, x, x + content)) }
             switch piece.kind {

@@ -499,6 +499,39 @@ final class VerticalWritingTests: XCTestCase {
         }
     }
 
+    /// A justified column that kinsoku breaks short (」。 may not start a column, so the 永 before
+    /// them goes down too) is spread over the whole measure: its characters are spaced evenly and
+    /// its last one ends where a full column's does (the breaker counted the stretch between CJK
+    /// characters; it used to be dropped when the line was set, leaving the column short).
+    func testJustifiedColumnsBrokenShortFillTheMeasure() throws {
+        let (_, measured) = try LayoutTests.layoutChapter(
+            Self.hangingChapter("<p>" + String(repeating: "永", count: 300) + "</p>", hanging: "none"), name: "justify-measure")
+        let firstLine = try XCTUnwrap(measured.pages.first?.lines.min { $0.start < $1.start })
+        let capacity = firstLine.end - firstLine.start
+        XCTAssertGreaterThan(capacity, 10)
+        let body = "<p>" + String(repeating: "永", count: capacity - 1) + "」。" + String(repeating: "永", count: capacity * 2) + "</p>"
+        let (_, chapter) = try LayoutTests.layoutChapter(Self.hangingChapter(body, hanging: "none"), name: "justify-short")
+        let page = try XCTUnwrap(chapter.pages.first)
+        let lines = page.lines.sorted { $0.start < $1.start }
+        XCTAssertEqual(lines[0].end - lines[0].start, capacity - 2, "the column breaks two characters short")
+        XCTAssertEqual(lines[1].end - lines[1].start, capacity, "the next column is full")
+        let glyphs = Self.glyphs(page)
+        func glyph(_ source: Int) throws -> Glyph { try XCTUnwrap(glyphs.first { $0.source == source }, "offset \(source)") }
+        let short = try (lines[0].start..<lines[0].end).map(glyph)
+        let full = try (lines[1].start..<lines[1].end).map(glyph)
+        XCTAssertEqual(short.first!.y, full.first!.y, accuracy: 0.01, "both columns start at the top")
+        XCTAssertEqual(short.last!.y, full.last!.y, accuracy: 0.5, "the short column ends where the full one does")
+        let steps = zip(short, short.dropFirst()).map { $1.y - $0.y }
+        let size = short[0].size
+        XCTAssertGreaterThan(steps.min()!, size + 0.05, "its characters are spread apart")
+        XCTAssertEqual(steps.max()! - steps.min()!, 0, accuracy: 0.01, "evenly")
+        // A full column takes up the measure's remainder (less than one character) between its
+        // 永 (」 and 。 stay set solid to the character before them: no break, no space).
+        let fullSteps = zip(full, full.dropFirst()).map { $1.y - $0.y }
+        XCTAssertLessThan(fullSteps.max()! - size, steps.min()! - size, "a full column is spread less")
+        XCTAssertLessThan((fullSteps.max()! - size) * Double(full.count - 1), size, "by less than one character in all")
+    }
+
     /// JAGAT's CSS test book (p-019, CSS Text 3): a justified box 10.1 em wide whose eleventh
     /// character is a comma and whose twenty-first from there a stop; under `allow-end` each hangs
     /// at the end of its line, past the box, instead of taking the character before it down.
