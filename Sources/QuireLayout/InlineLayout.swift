@@ -1213,11 +1213,11 @@ final class InlineLayout {
             var segmentIndices: [Int] = []
             /// The set width of each space of `segmentIndices` (NaN: its natural width).
             var glueAdjust: [Double] = []
-            /// The justification space set after each segment of `segmentIndices` (CJK text).
+            /// The justification space set after each segment of `segmentIndices` (CJK text);
+            /// empty, and never allocated, for a line without such space.
             var spaceAfter: [Double] = []
             segmentIndices.reserveCapacity(breakIndex - first)
             glueAdjust.reserveCapacity(breakIndex - first)
-            spaceAfter.reserveCapacity(breakIndex - first)
             var ratio = breaks.ratios[lineIndex]
             // A line that breaks after a stop or comma that may hang was measured without it.
             var hanging = 0.0
@@ -1245,15 +1245,16 @@ final class InlineLayout {
                     // stretches widens the gap after the character before it (the breaker's ratio
                     // counted it, so without it a justified CJK line fell short of the measure). The
                     // fill glue before a paragraph's end (1e6) is no such glue.
-                    if justify, case .glue(let w, let y, _) = items[itemIndex], w == 0, y > 0, y < 1e5, !spaceAfter.isEmpty {
+                    if justify, case .glue(let w, let y, _) = items[itemIndex], w == 0, y > 0, y < 1e5, !segmentIndices.isEmpty {
                         let stretched = lastRatio.map { $0 * y } ?? (lastLine || ratio <= 0 ? 0 : ratio * y)
+                        if spaceAfter.isEmpty { spaceAfter = [Double](repeating: 0, count: segmentIndices.count) }
                         spaceAfter[spaceAfter.count - 1] += stretched
                     }
                     continue
                 }
                 if segments[segmentIndex].kind == .forcedBreak { continue }
                 segmentIndices.append(segmentIndex)
-                spaceAfter.append(0)
+                if !spaceAfter.isEmpty { spaceAfter.append(0) }
                 if case .glue(let w, let y, let z) = items[itemIndex], justify {
                     let adjusted = ratio >= 0 ? w + ratio * y : w + ratio * z
                     glueAdjust.append(lastRatio.map { w + $0 * y } ?? (lastLine && ratio > 0 ? w : adjusted))
@@ -1265,7 +1266,7 @@ final class InlineLayout {
             while let last = segmentIndices.last, segments[last].kind == .space {
                 segmentIndices.removeLast()
                 glueAdjust.removeLast()
-                spaceAfter.removeLast()
+                if !spaceAfter.isEmpty { spaceAfter.removeLast() }
             }
             if !spaceAfter.isEmpty { spaceAfter[spaceAfter.count - 1] = 0 }
             var hyphenStyle: Int? = nil
@@ -1335,6 +1336,7 @@ final class InlineLayout {
         pieces.reserveCapacity(indices.count)
         for (position, index) in indices.enumerated() {
             let segment = segments[index]
+            let after = spaceAfter.isEmpty ? 0 : spaceAfter[position]
             if segment.kind == .text, var last = pieces.last, last.kind == .text, last.after == 0,
                 last.end == segment.start, last.style == segment.style,
                 last.face == segment.face, last.level == segment.level, last.upright == segment.upright,
@@ -1343,7 +1345,7 @@ final class InlineLayout {
             {
                 last.end = segment.end
                 last.trailing = segment.trailing
-                last.after = spaceAfter[position]
+                last.after = after
                 pieces[pieces.count - 1] = last
                 continue
             }
@@ -1353,8 +1355,8 @@ final class InlineLayout {
                 Piece(
                     start: segment.start, end: segment.end, style: segment.style, level: segment.level,
                     face: segment.face, kind: segment.kind, hyphen: false, upright: segment.upright,
-                    combined: segment.combined, width: width + spaceAfter[position], leading: segment.leading,
-                    trailing: segment.trailing, after: spaceAfter[position]))
+                    combined: segment.combined, width: width + after, leading: segment.leading,
+                    trailing: segment.trailing, after: after))
         }
         if hyphenStyle != nil, let lastText = pieces.lastIndex(where: { $0.kind == .text }) { pieces[lastText].hyphen = true }
 

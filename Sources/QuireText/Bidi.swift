@@ -6,7 +6,8 @@ import CFribidi
 public enum Bidi {
     /// True when the text may need the bidi algorithm (an RTL character or an explicit control).
     public static func needsResolution(_ text: [UInt16]) -> Bool {
-        for unit in text {
+        // Nearly every unit of a European book is below Hebrew: one comparison each, not the ranges.
+        for unit in text where unit >= 0x0590 {
             switch unit {
             case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x200F, 0x202B, 0x202E, 0x2067, 0xD802, 0xD803, 0xD83A, 0xD83B:
                 return true
