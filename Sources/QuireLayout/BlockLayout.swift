@@ -79,10 +79,8 @@ final class Flow {
         for span in inner.spanning { add(translate(span.item, dx: dx, dy: dy), slice: slice) }
         for (_, item) in inner.items { add(translate(item, dx: dx, dy: dy), slice: slice) }
         for (_, record) in inner.lines {
-            var moved = record
+            var moved = record.moved(dx: dx, dy: dy)
             moved.paragraph += paragraphCount
-            moved.rect.x += dx
-            moved.rect.y += dy
             lines.append((slice, moved))
         }
         paragraphCount += inner.paragraphCount
@@ -683,9 +681,9 @@ struct BlockLayout {
         }
         var horizontal = self
         horizontal.pageHeight = width
+        let basis = available / scale
         var outer = available
         if case .block(let block) = node {
-            let basis = available / scale
             let edges = px((style.margin.left.resolve(against: basis) ?? 0) + (style.margin.right.resolve(against: basis) ?? 0))
                 + px(style.padding.left.resolve(against: basis) + style.padding.right.resolve(against: basis))
                 + px(style.borderWidth.left + style.borderWidth.right)
@@ -693,7 +691,6 @@ struct BlockLayout {
             outer = max(1, min(available, content + edges))
         } else if case .table(let table) = node {
             // A table is as wide as its columns need (its caption is set in that width).
-            let basis = available / scale
             let margins = (style.margin.left.resolve(against: basis).map(px) ?? 0) + (style.margin.right.resolve(against: basis).map(px) ?? 0)
             var room = available - margins
             if let specified = style.width.resolve(against: basis).map(px), specified < room { room = max(px(8), specified) }
@@ -716,12 +713,7 @@ struct BlockLayout {
         // Positioned boxes inside it are drawn with it, over its text.
         for layer in inner.layers.sorted(by: { $0.zIndex < $1.zIndex }) {
             items += (layer.flow.spanning.map(\.item) + layer.flow.items.map(\.item)).map { translate($0, dx: layer.dx, dy: layer.dy) }
-            lines += layer.flow.lines.map { entry in
-                var record = entry.record
-                record.rect.x += layer.dx
-                record.rect.y += layer.dy
-                return record
-            }
+            lines += layer.flow.lines.map { $0.record.moved(dx: layer.dx, dy: layer.dy) }
         }
         flow.paragraphCount += inner.paragraphCount
         flow.orthogonal.append(OrthogonalBlock(slice: slice, box: Rect(x: left, y: top, width: height, height: outer), items: items, lines: lines))
@@ -1016,6 +1008,16 @@ struct BlockLayout {
         layoutBlock(cell, left: 0, width: width, flow: cellFlow, inheritedMarker: nil)
         cellFlow.flushMargin()
         return cellFlow
+    }
+}
+
+extension LineRecord {
+    /// The same line moved by (dx, dy), as `translate` moves a display item.
+    func moved(dx: Double, dy: Double) -> LineRecord {
+        var moved = self
+        moved.rect.x += dx
+        moved.rect.y += dy
+        return moved
     }
 }
 

@@ -330,12 +330,7 @@ public final class BookLayout: @unchecked Sendable {
         // (`dy` is the whole vertical move, origin included.)
         let origin = frame == nil ? Point(x: content.x, y: content.y) : Point(x: 0, y: 0)
         func place(_ item: DisplayItem, dy: Double) -> DisplayItem { translate(item, dx: origin.x, dy: dy) }
-        func place(_ record: LineRecord, dy: Double) -> LineRecord {
-            var moved = record
-            moved.rect.x += origin.x
-            moved.rect.y += dy
-            return moved
-        }
+        func place(_ record: LineRecord, dy: Double) -> LineRecord { record.moved(dx: origin.x, dy: dy) }
         var pages: [Page] = []
         let (itemsBySlice, linesBySlice) = flow.bySlice()
         var orthogonalBySlice = [[OrthogonalBlock]](repeating: [], count: flow.slices.count)
@@ -375,13 +370,7 @@ public final class BookLayout: @unchecked Sendable {
                 for (block, lineIndex) in orthogonal.reversed() {
                     let box = frame.physical(Rect(x: block.box.x + origin.x, y: block.box.y + dy, width: block.box.width, height: block.box.height))
                     items += block.items.map { translate($0, dx: box.x, dy: box.y) }
-                    lines.insert(
-                        contentsOf: block.lines.map { record in
-                            var moved = record
-                            moved.rect.x += box.x
-                            moved.rect.y += box.y
-                            return moved
-                        }, at: lineIndex)
+                    lines.insert(contentsOf: block.lines.map { $0.moved(dx: box.x, dy: box.y) }, at: lineIndex)
                 }
             }
             let start = pageIndex == 0 ? 0 : flow.slices[range.lowerBound].start
@@ -518,10 +507,7 @@ public final class BookLayout: @unchecked Sendable {
             }
             for (slice, item) in layer.flow.items { add(translate(item, dx: dx, dy: dy), to: page(at: layer.flow.slices[slice].top + dy)) }
             for (slice, record) in layer.flow.lines {
-                var moved = record
-                moved.rect.x += dx
-                moved.rect.y += dy
-                lines[page(at: layer.flow.slices[slice].top + dy)].append(moved)
+                lines[page(at: layer.flow.slices[slice].top + dy)].append(record.moved(dx: dx, dy: dy))
             }
         }
         return (below, above, lines)

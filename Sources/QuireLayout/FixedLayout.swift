@@ -111,12 +111,7 @@ extension BookLayout {
         chapter.pages = chapter.pages.map { page in
             var placed = page
             placed.items = page.items.map { translate($0, dx: rect.x, dy: rect.y) }
-            placed.lines = page.lines.map { line in
-                var moved = line
-                moved.rect.x += rect.x
-                moved.rect.y += rect.y
-                return moved
-            }
+            placed.lines = page.lines.map { $0.moved(dx: rect.x, dy: rect.y) }
             placed.width = profile.width
             placed.height = profile.height
             // Nothing is drawn outside the viewport (EPUB 3.3 §8.2.2.3: the ICB clips).
