@@ -109,8 +109,11 @@ extension CrengineText {
         var parent: NodeID
         var start: Int
         var end: Int
-        var characters: [Unicode.Scalar]
         var offsets: [Int32]
+        /// Only spaces, tabs and line breaks (or nothing).
+        var isWhitespace: Bool
+        /// Its first character is a line feed (which a `pre` may strip).
+        var startsWithNewline: Bool
     }
 
     /// One child of an element as crengine's renderer sees it.
@@ -163,11 +166,7 @@ extension CrengineText {
             tree = document.tree
             self.styles = styles
             self.body = body
-            var scalars: [Unicode.Scalar] = []
-            scalars.reserveCapacity(document.source.count)
-            _ = transcode(document.source.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: false) {
-                scalars.append(Unicode.Scalar($0) ?? "\u{FFFD}")
-            }
+            var scalars = Self.decode(document.source)
             if scalars.first == "\u{FEFF}" { scalars.removeFirst() }
             // A declared encoding other than UTF-8 is decoded by libxml2 in ways not followed here.
             let head = String(String.UnicodeScalarView(scalars.prefix(200))).lowercased()
@@ -178,10 +177,45 @@ extension CrengineText {
             }
             source = scalars
             let tree = document.tree
-            elements = (0..<Int32(tree.nodeCount)).map(NodeID.init).filter { tree.kind(of: $0) == .element }
+            var elements: [NodeID] = []
+            for index in 0..<Int32(tree.nodeCount) where tree.kind(of: NodeID(index)) == .element { elements.append(NodeID(index)) }
+            self.elements = elements
             childCounts = [Int32](repeating: 0, count: tree.nodeCount)
             refusesText = [Bool](repeating: false, count: tree.nodeCount)
             hidden = [Bool](repeating: false, count: tree.nodeCount)
+        }
+
+        /// The source's scalars (ill-formed UTF-8 as U+FFFD, as the standard library's repairing
+        /// decoder gives it): ASCII, most of a book's markup and text, is copied byte by byte.
+        static func decode(_ bytes: [UInt8]) -> [Unicode.Scalar] {
+            var scalars: [Unicode.Scalar] = []
+            scalars.reserveCapacity(bytes.count)
+            bytes.withUnsafeBufferPointer { buffer in
+                var index = 0
+                let count = buffer.count
+                while index < count {
+                    // A run of ASCII, then whatever follows it through the standard decoder.
+                    while index < count, buffer[index] < 0x80 {
+                        scalars.append(Unicode.Scalar(buffer[index]))
+                        index += 1
+                    }
+                    guard index < count else { break }
+                    var end = index + 1
+                    while end < count, buffer[end] >= 0x80 { end += 1 }
+                    _ = transcode(
+                        UnsafeBufferPointer(rebasing: buffer[index..<end]).makeIterator(), from: UTF8.self, to: UTF32.self,
+                        stoppingOnError: false
+                    ) { scalars.append(Unicode.Scalar($0) ?? "\u{FFFD}") }
+                    index = end
+                }
+            }
+            return scalars
+        }
+
+        /// An element's local name from its qualified name's scalars (after the last colon).
+        static func localName(_ name: ArraySlice<Unicode.Scalar>) -> String {
+            let local = name.lastIndex(of: ":").map { name[($0 + 1)...] } ?? name
+            return String(String.UnicodeScalarView(local))
         }
 
         // MARK: Reading the source as LVXMLParser does
@@ -246,7 +280,7 @@ extension CrengineText {
                     let name = source[(index + 2)..<end].prefix { !$0.isXMLWhitespace && $0 != "/" }
                     let after = index + 2 + name.count
                     let dropped = after < end && !["\u{20}", "\r", "\n", "/", "?", "="].contains(source[after])
-                    let local = String(String.UnicodeScalarView(name)).split(separator: ":").last.map(String.init) ?? ""
+                    let local = Self.localName(name)
                     if !dropped, let open = stack.lastIndex(where: { tree.element($0)?.localName == local }) {
                         while stack.count > open {
                             let closed = stack.removeLast()
@@ -274,8 +308,7 @@ extension CrengineText {
                     let selfClosing = source[position - 1] == "/"
                     let element = elements[ordinal]
                     ordinal += 1
-                    let name = String(String.UnicodeScalarView(source[(index + 1)..<position].prefix { !$0.isXMLWhitespace && $0 != "/" && $0 != ">" }))
-                    let local = name.split(separator: ":").last.map(String.init) ?? name
+                    let local = Self.localName(source[(index + 1)..<position].prefix { !$0.isXMLWhitespace && $0 != "/" && $0 != ">" })
                     guard tree.element(element)?.localName == local else { return false }
                     if let parent = stack.last, insideBody > 0 {
                         append(.element(styles[Int(element.index)]), to: parent.index)
@@ -366,7 +399,10 @@ extension CrengineText {
             let style = styles[Int(parent.index)]
             var (characters, offsets) = Self.process(raw, positions: positions, pre: style.contains(.pre), cdata: cdata)
             if style.contains(.pre), characters.contains("\t") { (characters, offsets) = Self.expandTabs(characters, offsets) }
-            insert(Pending(parent: parent, start: start, end: cursor, characters: characters, offsets: offsets), style: style)
+            let node = Pending(
+                parent: parent, start: start, end: cursor, offsets: offsets, isWhitespace: characters.allSatisfy(Self.isSpace),
+                startsWithNewline: characters.first == "\n")
+            insert(node, style: style)
             return true
         }
 
@@ -580,10 +616,10 @@ extension CrengineText {
             let parent = node.parent.index
             let siblings = childCounts[Int(parent)]
             if refusesText[Int(parent)] { return }
-            if style.contains(.block), siblings == 0, !style.contains(.pre), node.characters.allSatisfy(Self.isSpace) { return }
+            if style.contains(.block), siblings == 0, !style.contains(.pre), node.isWhitespace { return }
             if stripsNewline.contains(parent) {
-                if siblings == 0, node.characters.first == "\n" {
-                    node.characters.removeFirst()
+                // Losing a leading newline leaves white space white space, and text text.
+                if siblings == 0, node.startsWithNewline {
                     node.offsets.removeFirst()
                 }
                 stripsNewline.remove(parent)
@@ -621,7 +657,7 @@ extension CrengineText {
                 result.append(
                     Node(
                         parent: node.parent, start: node.start, end: node.end, offsets: node.offsets, index: counts[node.parent.index]!,
-                        isWhitespace: node.characters.allSatisfy(Self.isSpace)))
+                        isWhitespace: node.isWhitespace))
             }
             for index in result.indices { result[index].siblings = counts[result[index].parent.index] ?? 0 }
             return result
@@ -662,7 +698,7 @@ extension CrengineText {
         }
 
         func isWhitespace(_ child: Child) -> Bool {
-            if case .text(let index) = child { return pending[index].characters.allSatisfy(Self.isSpace) }
+            if case .text(let index) = child { return pending[index].isWhitespace }
             return false
         }
 
