@@ -160,7 +160,7 @@ public final class BookLayout: @unchecked Sendable {
         // meets an image that was not measured yet.
         var sizes: ImageSizes = [:]
         let deadline = DispatchTime.now() + settleLimits.timeBudget
-        guard case .success(let prepared) = prepare(spineIndex) else {
+        guard case .success(let prepared) = prepare(spineIndex, styles: worker.styles) else {
             return layoutChapter(spineIndex, worker: worker, buildItems: buildItems)
         }
         let discovered = imagePaths(prepared).filter { knownImageSizes[$0] == nil }
@@ -205,7 +205,8 @@ public final class BookLayout: @unchecked Sendable {
     }
 
     /// Parses and styles a spine item once, for every pass that follows.
-    public func prepare(_ spineIndex: Int) -> Swift.Result<PreparedChapter, PreparationFailure> {
+    /// `styles`: the worker's styles kept from chapters it prepared before.
+    public func prepare(_ spineIndex: Int, styles memo: StyleMemo? = nil) -> Swift.Result<PreparedChapter, PreparationFailure> {
         let publication = container.publication
         guard let item = publication.item(for: publication.spine[spineIndex]), let path = item.path else {
             return .failure(PreparationFailure(message: "no document"))
@@ -235,7 +236,7 @@ public final class BookLayout: @unchecked Sendable {
         let stylesheets = self.stylesheets
         let styles = styleEngine.computeStyles(
             document: document.tree, documentPath: path, environment: environment,
-            loadResource: { path in stylesheets.read(path) { try? container.read(path: path) } })
+            loadResource: { path in stylesheets.read(path) { try? container.read(path: path) } }, memo: memo)
         return .success(PreparedChapter(document: document, styles: styles, warnings: document.warnings + styles.warnings))
     }
 
@@ -268,7 +269,7 @@ public final class BookLayout: @unchecked Sendable {
         }
         guard let item, item.path != nil else { return blankChapter("no document") }
         let chapter: PreparedChapter
-        switch prepared.map({ .success($0) }) ?? prepare(spineIndex) {
+        switch prepared.map({ .success($0) }) ?? prepare(spineIndex, styles: worker.styles) {
         case .success(let value): chapter = value
         case .failure(let reason): return blankChapter(reason.message)
         }

@@ -1748,6 +1748,8 @@ final class InlineCaches {
 /// shared by the book's workers, in the `Hyphenator`).
 public final class LayoutWorker {
     public let shaper: Shaper
+    /// Styles computed for the chapters this worker prepared, kept for the next ones.
+    public let styles = StyleMemo()
     private var languages: [String: Int] = [:]
 
     /// `drawing`: pages will be painted, so shaped words are kept for drawing their lines.

@@ -4,7 +4,8 @@ import QuireXML
 // The cascade: rules bucketed by their rightmost id/class/tag, matched right to left, sorted by
 // origin, importance, specificity and order, then computed against the parent. Elements with the
 // same parent style, the same matched rules and the same attributes share one computed style
-// through a cache, so a book's thousands of paragraphs cost one computation.
+// through a cache, so a book's thousands of paragraphs cost one computation; a layout worker keeps
+// that cache from chapter to chapter (`StyleMemo`), so each style is computed once per worker.
 //
 // Reader overrides (decided here, applied after the cascade so they always win):
 // - fontSizePt becomes the size of `medium` and scales the book's absolute font sizes (px, pt,
@@ -98,6 +99,8 @@ struct CascadeResult {
 
 struct CascadeKey: Hashable {
     var parent: Int32
+    /// What `rem` means here (the root's font size); styles kept between documents may meet another root.
+    var rootFontSize: Double
     var rules: [Int32]
     var styleAttribute: String?
     var hints: [Decl]
@@ -163,6 +166,42 @@ struct RuleIndex: Sendable {
     }
 }
 
+/// What one layout worker's cascades keep from one document to the next: the styles computed so
+/// far, interned, and the result of each cascade key. The chapters of a book link the same sheets,
+/// so their paragraphs, headings and emphasis are computed once per worker instead of once per
+/// chapter. Kept per set of sheets and environment (what a key's result depends on besides the
+/// key); a result is a pure function of those, so styles never depend on which documents a worker
+/// saw before. Not thread-safe: one per worker.
+public final class StyleMemo {
+    struct Scope: Hashable {
+        var sheets: [StyleEngine.IndexKey]
+        var environment: StyleEnvironment
+    }
+
+    struct Kept {
+        var fullStyles: [FullStyle]
+        var fullIndex: [FullStyle: Int32]
+        var cache: [CascadeKey: CascadeResult]
+    }
+
+    /// Past this many styles a scope starts again (a book whose every chapter styles itself apart).
+    static let maxStyles = 16_384
+    /// Scopes kept at once (a book's documents rarely link more than a few sets of sheets).
+    static let maxScopes = 8
+    private var kept: [Scope: Kept] = [:]
+
+    public init() {}
+
+    /// The scope's styles, handed over (a cascade owns them while it runs, so they are not copied).
+    func take(_ scope: Scope) -> Kept? { kept.removeValue(forKey: scope) }
+
+    func keep(_ styles: Kept, for scope: Scope) {
+        guard styles.fullStyles.count <= Self.maxStyles else { return }
+        if kept.count >= Self.maxScopes { kept.removeAll() }
+        kept[scope] = styles
+    }
+}
+
 final class Cascade {
     let tree: XMLTree
     let table: ElementTable
@@ -174,6 +213,8 @@ final class Cascade {
     var fullStyles: [FullStyle] = []
     var fullIndex: [FullStyle: Int32] = [:]
     var cache: [CascadeKey: CascadeResult] = [:]
+    /// Where the interned styles and results come from and go back to (see `StyleMemo`).
+    private let memo: (memo: StyleMemo, scope: StyleMemo.Scope)?
     var styleAttributeBlocks: [String: DeclarationBlock] = [:]
     /// For the CSS report: where each longhand's winning declaration was written (nil when not
     /// recording), and per element the winners of the properties layout may leave unhonoured.
@@ -187,8 +228,14 @@ final class Cascade {
     var rootFontSize: Double
     static let initialFull = FullStyle()
 
-    init(tree: XMLTree, index: RuleIndex, environment: StyleEnvironment, styleAttributes: Bool) {
+    init(tree: XMLTree, index: RuleIndex, environment: StyleEnvironment, styleAttributes: Bool, memo: (StyleMemo, StyleMemo.Scope)? = nil) {
         self.tree = tree
+        self.memo = memo
+        if let (memo, scope) = memo, let kept = memo.take(scope) {
+            fullStyles = kept.fullStyles
+            fullIndex = kept.fullIndex
+            cache = kept.cache
+        }
         self.environment = environment
         self.styleAttributes = styleAttributes
         table = ElementTable(tree: tree)
@@ -1053,11 +1100,12 @@ final class Cascade {
             let hintList = hints(element, isHTML: table.isHTML[index], localName: table.localName[index])
             let language = element.attribute("lang", namespace: Namespace.xml) ?? element.attribute("lang")
             let key = CascadeKey(
-                parent: parentFullIndex, rules: matched, styleAttribute: styleText, hints: hintList,
+                parent: parentFullIndex, rootFontSize: isRoot ? 0 : rootFontSize, rules: matched, styleAttribute: styleText, hints: hintList,
                 language: language, isRoot: isRoot)
             let result: CascadeResult
             if let cached = cache[key] {
                 result = cached
+                if isRoot { rootFontSize = fullStyles[Int(cached.full)].style.fontSize }
             } else {
                 let parent = parentFullIndex >= 0 ? fullStyles[Int(parentFullIndex)] : FullStyle()
                 var styleBlock: DeclarationBlock? = nil
@@ -1138,6 +1186,12 @@ final class Cascade {
         var styles = DocumentStyles(
             computed: computed, nodeStyle: nodeStyle, extras: extras, fontFaces: fontFaces, warnings: warnings,
             pageRule: pageRule)
+        if let (memo, scope) = memo {
+            memo.keep(StyleMemo.Kept(fullStyles: fullStyles, fullIndex: fullIndex, cache: cache), for: scope)
+            fullStyles = []
+            fullIndex = [:]
+            cache = [:]
+        }
         if winnerSources != nil { styles.writtenDeclarations = writtenDeclarations() }
         return styles
     }

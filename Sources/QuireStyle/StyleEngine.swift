@@ -205,10 +205,13 @@ public final class StyleEngine: Sendable {
 
     /// Styles for every element of `document`. `loadResource(archivePath)` returns a stylesheet's
     /// bytes (for `<link rel=stylesheet>` and `@import`), nil if missing.
+    /// `memo`: a layout worker's styles kept from the documents it styled before (the result is
+    /// the same with or without it).
     public func computeStyles(
-        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?
+        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?, memo: StyleMemo? = nil
     ) -> DocumentStyles {
-        computeStyles(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, forReport: false)
+        computeStyles(
+            document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, forReport: false, memo: memo)
     }
 
     /// Styles as the CSS report sees them: sheets compiled with their declarations' places kept
@@ -217,11 +220,12 @@ public final class StyleEngine: Sendable {
     public func computeStylesForReport(
         document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?
     ) -> DocumentStyles {
-        computeStyles(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, forReport: true)
+        computeStyles(document: document, documentPath: documentPath, environment: environment, loadResource: loadResource, forReport: true, memo: nil)
     }
 
     private func computeStyles(
-        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?, forReport: Bool
+        document: XMLTree, documentPath: String, environment: StyleEnvironment, loadResource: (String) -> [UInt8]?, forReport: Bool,
+        memo: StyleMemo?
     ) -> DocumentStyles {
         var reportKeys: [String?] = [nil]
         var sheets: [(StyleSheet, Origin)] = [(StyleEngine.userAgentSheet, .userAgent)]
@@ -256,7 +260,9 @@ public final class StyleEngine: Sendable {
             if let page = sheet.pageRule { pageRule = StyleEngine.merge(pageRule, page) }
         }
         for (sheet, _) in sheets { warnings += sheet.warnings }
-        let cascade = Cascade(tree: document, index: ruleIndex(sheets, keys: keys), environment: environment, styleAttributes: publisher)
+        let cascade = Cascade(
+            tree: document, index: ruleIndex(sheets, keys: keys), environment: environment, styleAttributes: publisher,
+            memo: memo.map { ($0, StyleMemo.Scope(sheets: keys, environment: environment)) })
         if forReport {
             cascade.winnerSources = Array(repeating: nil, count: PropertyID.allCases.count)
             cascade.countsStyleAttributes = true
