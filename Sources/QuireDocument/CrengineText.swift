@@ -215,7 +215,14 @@ extension CrengineText {
         /// An element's local name from its qualified name's scalars (after the last colon).
         static func localName(_ name: ArraySlice<Unicode.Scalar>) -> String {
             let local = name.lastIndex(of: ":").map { name[($0 + 1)...] } ?? name
-            return String(String.UnicodeScalarView(local))
+            // Built from UTF-8 (appending scalars to a String's scalar view costs thousands of
+            // instructions a name).
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(local.count)
+            for scalar in local {
+                if scalar.isASCII { bytes.append(UInt8(scalar.value)) } else { bytes.append(contentsOf: String(scalar).utf8) }
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         // MARK: Reading the source as LVXMLParser does
@@ -392,11 +399,19 @@ extension CrengineText {
         /// One text chunk: where each source character lands in Quire's text (libxml2's decoding,
         /// checked against it), then crengine's processing of the same characters.
         mutating func readChunk(_ chunk: ArraySlice<Unicode.Scalar>, parent: NodeID, cdata: Bool) -> Bool {
+            let style = styles[Int(parent.index)]
+            if !cdata, !style.contains(.pre), let plain = plainChunk(chunk) {
+                let node = Pending(
+                    parent: parent, start: cursor, end: plain.end, offsets: plain.offsets, isWhitespace: plain.isWhitespace,
+                    startsWithNewline: false)
+                cursor = plain.end
+                insert(node, style: style)
+                return true
+            }
             let raw = Array(chunk)
             guard let positions = quirePositions(raw, cdata: cdata) else { return false }
             let start = cursor
             cursor = positions.last.map { Int($0) } ?? cursor
-            let style = styles[Int(parent.index)]
             var (characters, offsets) = Self.process(raw, positions: positions, pre: style.contains(.pre), cdata: cdata)
             if style.contains(.pre), characters.contains("\t") { (characters, offsets) = Self.expandTabs(characters, offsets) }
             let node = Pending(
@@ -404,6 +419,46 @@ extension CrengineText {
                 startsWithNewline: characters.first == "\n")
             insert(node, style: style)
             return true
+        }
+
+        /// `quirePositions` and `process` in one pass for the usual chunk outside `pre`: no entity
+        /// and no carriage return (nil when it has one, or when its text isn't Quire's, for the
+        /// general path to decide). Line breaks and tabs are spaces, and each run of spaces is kept
+        /// as its first.
+        func plainChunk(_ chunk: ArraySlice<Unicode.Scalar>) -> (offsets: [Int32], end: Int, isWhitespace: Bool)? {
+            var offsets: [Int32] = []
+            offsets.reserveCapacity(chunk.count)
+            var offset = cursor
+            var inSpaces = false
+            var isWhitespace = true
+            let finished: Bool = units.withUnsafeBufferPointer { units in
+                chunk.withUnsafeBufferPointer { raw in
+                    for scalar in raw {
+                        let value = scalar.value
+                        if value == 0x26 || value == 0x0D { return false }
+                        let at = Int32(offset)
+                        if value < 0x10000 {
+                            guard offset < units.count, units[offset] == UInt16(value) else { return false }
+                            offset += 1
+                        } else {
+                            guard offset + 1 < units.count, units[offset] == UInt16(0xD800 + ((value - 0x10000) >> 10)),
+                                units[offset + 1] == UInt16(0xDC00 + ((value - 0x10000) & 0x3FF))
+                            else { return false }
+                            offset += 2
+                        }
+                        if value == 0x20 || value == 0x0A || value == 0x09 {
+                            if !inSpaces { offsets.append(at) }
+                            inSpaces = true
+                        } else {
+                            offsets.append(at)
+                            inSpaces = false
+                            isWhitespace = false
+                        }
+                    }
+                    return true
+                }
+            }
+            return finished ? (offsets, offset, isWhitespace) : nil
         }
 
         /// `positions[i]`: the Quire offset where source character i's text begins; one extra
