@@ -188,28 +188,34 @@ extension CrengineText {
         /// The source's scalars (ill-formed UTF-8 as U+FFFD, as the standard library's repairing
         /// decoder gives it): ASCII, most of a book's markup and text, is copied byte by byte.
         static func decode(_ bytes: [UInt8]) -> [Unicode.Scalar] {
-            var scalars: [Unicode.Scalar] = []
-            scalars.reserveCapacity(bytes.count)
-            bytes.withUnsafeBufferPointer { buffer in
-                var index = 0
-                let count = buffer.count
-                while index < count {
-                    // A run of ASCII, then whatever follows it through the standard decoder.
-                    while index < count, buffer[index] < 0x80 {
-                        scalars.append(Unicode.Scalar(buffer[index]))
-                        index += 1
+            guard !bytes.isEmpty else { return [] }
+            // Never more scalars than bytes (a repaired byte is one U+FFFD).
+            return [Unicode.Scalar](unsafeUninitializedCapacity: bytes.count) { scalars, written in
+                written = 0
+                bytes.withUnsafeBufferPointer { buffer in
+                    var index = 0
+                    let count = buffer.count
+                    while index < count {
+                        // A run of ASCII, then whatever follows it through the standard decoder.
+                        while index < count, buffer[index] < 0x80 {
+                            scalars.initializeElement(at: written, to: Unicode.Scalar(buffer[index]))
+                            written += 1
+                            index += 1
+                        }
+                        guard index < count else { break }
+                        var end = index + 1
+                        while end < count, buffer[end] >= 0x80 { end += 1 }
+                        _ = transcode(
+                            UnsafeBufferPointer(rebasing: buffer[index..<end]).makeIterator(), from: UTF8.self, to: UTF32.self,
+                            stoppingOnError: false
+                        ) {
+                            scalars.initializeElement(at: written, to: Unicode.Scalar($0) ?? "\u{FFFD}")
+                            written += 1
+                        }
+                        index = end
                     }
-                    guard index < count else { break }
-                    var end = index + 1
-                    while end < count, buffer[end] >= 0x80 { end += 1 }
-                    _ = transcode(
-                        UnsafeBufferPointer(rebasing: buffer[index..<end]).makeIterator(), from: UTF8.self, to: UTF32.self,
-                        stoppingOnError: false
-                    ) { scalars.append(Unicode.Scalar($0) ?? "\u{FFFD}") }
-                    index = end
                 }
             }
-            return scalars
         }
 
         /// An element's local name from its qualified name's scalars (after the last colon).

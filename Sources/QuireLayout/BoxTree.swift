@@ -810,13 +810,22 @@ struct BoxTreeBuilder {
             if let remapped { return remapped[index] }
             return Int32(sourceStart.map { $0 + index } ?? fallbackOffset)
         }
-        var outUnits: [UInt16] = []
-        var outSources: [Int32] = []
-        outUnits.reserveCapacity(units.count)
-        outSources.reserveCapacity(units.count)
+        guard !units.isEmpty else { return }
         var lastWasSpace = context.lastWasSpace
         var marksInRow = 0
-        units.withUnsafeBufferPointer { units in
+        // Written into buffers of the largest size they can take (a preformatted tab is four
+        // units): appending checked each array's storage twice a character.
+        let capacity = collapses ? units.count : units.count * 4
+        var outSources: [Int32] = []
+        let outUnits = [UInt16](unsafeUninitializedCapacity: capacity) { unitBuffer, unitCount in
+            outSources = [Int32](unsafeUninitializedCapacity: capacity) { sourceBuffer, sourceCount in
+                var written = 0
+                @inline(__always) func emit(_ unit: UInt16, _ from: Int32) {
+                    unitBuffer[written] = unit
+                    sourceBuffer[written] = from
+                    written += 1
+                }
+                units.withUnsafeBufferPointer { units in
             for index in 0..<units.count {
                 let unit = units[index]
                 // Unicode's stream-safe limit: no text needs more than 30 marks on one base, and
@@ -834,31 +843,29 @@ struct BoxTreeBuilder {
                 let isSpace = unit == 0x20 || unit == 0x09 || isNewline
                 if preservesNewlines && isNewline {
                     if unit == 0x0D && index + 1 < units.count && units[index + 1] == 0x0A { continue }
-                    outUnits.append(0x2028)
-                    outSources.append(source(index))
+                    emit(0x2028, source(index))
                     lastWasSpace = true
                     continue
                 }
                 if collapses && isSpace {
                     if lastWasSpace { continue }
-                    outUnits.append(collapsedSpace)
-                    outSources.append(source(index))
+                    emit(collapsedSpace, source(index))
                     lastWasSpace = true
                     continue
                 }
                 if unit == 0x09 && !collapses {
                     // Tabs in preformatted text: expand to the next multiple of 8 columns (approximate).
-                    for _ in 0..<4 {
-                        outUnits.append(0x00A0)
-                        outSources.append(source(index))
-                    }
+                    for _ in 0..<4 { emit(0x00A0, source(index)) }
                     lastWasSpace = false
                     continue
                 }
-                outUnits.append(unit == 0x20 && !wraps ? 0x00A0 : unit)
-                outSources.append(source(index))
+                emit(unit == 0x20 && !wraps ? 0x00A0 : unit, source(index))
                 lastWasSpace = unit == 0x20 && collapses
             }
+                }
+                sourceCount = written
+            }
+            unitCount = outSources.count
         }
         guard !outUnits.isEmpty else { return }
         let paragraph = context.currentParagraph(offset: Int(outSources[0]))

@@ -265,7 +265,9 @@ final class InlineLayout {
         let noLevels = [UInt8](repeating: 0, count: levels == nil ? text.count : 0)
         let levels = levels ?? noLevels
         var result: [Segment] = []
-        result.reserveCapacity(text.count / 3)
+        // A word and its space for every six characters or so: room for a text of short words
+        // (growing the array copied its 64-byte segments, 1% of a book's layout).
+        result.reserveCapacity(text.count / 2 + 4)
         for run in paragraph.runs {
             let primary = primaryFace(style: run.style)
             let primaryIndex = faceIndex(primary)
