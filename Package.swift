@@ -35,14 +35,12 @@ let package = Package(
         // Small C targets where Swift can't reach: ICU's version-suffixed API, libpng's setjmp errors and pixel loops.
         .target(name: "CQuireICU", linkerSettings: [.linkedLibrary("icuuc")]),
         .target(name: "CQuirePNG", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("deflate")]),
+        // libavif and libjxl are opened on first use (CQuireDelayLoad), never linked.
         .target(
-            name: "CQuireImage",
-            linkerSettings: [
-                .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("webpdemux"),
-                .linkedLibrary("avif"), .linkedLibrary("jxl"),
-            ]),
+            name: "CQuireImage", dependencies: ["CQuireDelayLoad"],
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("webpdemux")]),
 
-        // cairo, poppler-glib and librsvg (and the GTK stack behind them) are opened on first use,
+        // cairo, poppler-glib, librsvg, libavif and libjxl (and the stacks behind them) are opened on first use,
         // never linked, so EPUB layout doesn't pay their start-up time and memory. The stubs'
         // C file includes the libraries' own headers, reached through the symlinks in
         // Sources/CQuireDelayLoad/system (Debian's include directories; packages libcairo2-dev,

@@ -11,8 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <avif/avif.h>
 #include <cairo-ft.h>
 #include <cairo.h>
+#include <jxl/decode.h>
 #include <glib-object.h>
 #include <librsvg/rsvg.h>
 #include <poppler.h>
@@ -37,6 +39,8 @@ STUB_TABLE(cairo)
 STUB_TABLE(poppler)
 STUB_TABLE(rsvg)
 STUB_TABLE(gobject)
+STUB_TABLE(avif)
+STUB_TABLE(jxl)
 
 /// The first stub of `library` that the opened `handle` lacks, or NULL.
 static const char *missing_stub(const Library *library, void *handle) {
@@ -68,6 +72,13 @@ static Library cairo = {{"libcairo.so.2", "libcairo.so"}, "cairo_create", PTHREA
 static Library poppler = {{"libpoppler-glib.so.8", "libpoppler-glib.so"}, "poppler_document_new_from_file", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_poppler, __stop_quire_stubs_poppler};
 static Library rsvg = {{"librsvg-2.so.2", "librsvg-2.so"}, "rsvg_handle_new_from_data", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_rsvg, __stop_quire_stubs_rsvg};
 static Library gobject = {{"libgobject-2.0.so.0", "libgobject-2.0.so"}, "g_object_unref", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_gobject, __stop_quire_stubs_gobject};
+// libavif and libjxl bring their codecs (dav1d, aom, rav1e, SVT-AV1, highway, brotli, abseil…):
+// two dozen libraries whose loading and constructors (highway times the CPU's clock) cost every
+// run a few milliseconds, for the rare book with such a picture.
+static Library avif = {{"libavif.so.15", "libavif.so"}, "avifDecoderCreate", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_avif, __stop_quire_stubs_avif};
+static Library jxl = {{"libjxl.so.0.7", "libjxl.so"}, "JxlDecoderCreate", PTHREAD_ONCE_INIT, NULL, "", __start_quire_stubs_jxl, __stop_quire_stubs_jxl};
+static void open_avif(void) { open_library(&avif); }
+static void open_jxl(void) { open_library(&jxl); }
 static void open_cairo(void) { open_library(&cairo); }
 static void open_poppler(void) { open_library(&poppler); }
 static void open_rsvg(void) { open_library(&rsvg); }
@@ -84,6 +95,8 @@ bool quire_load_cairo(char *reason, size_t size) { return load(&cairo, open_cair
 bool quire_load_poppler(char *reason, size_t size) {
     return load(&poppler, open_poppler, reason, size) && load(&gobject, open_gobject, reason, size);
 }
+bool quire_load_avif(char *reason, size_t size) { return load(&avif, open_avif, reason, size); }
+bool quire_load_jxl(char *reason, size_t size) { return load(&jxl, open_jxl, reason, size); }
 bool quire_load_rsvg(char *reason, size_t size) { return load(&rsvg, open_rsvg, reason, size) && load(&gobject, open_gobject, reason, size); }
 
 // Callers check quire_load_* first, and a library is loaded only when it has every stub's
@@ -275,3 +288,28 @@ gboolean quire_rsvg_render(RsvgHandle *handle, cairo_t *cr, double width, double
     RsvgRectangle viewport = {0, 0, width, height};
     return rsvg_handle_render_document(handle, cr, &viewport, error);
 }
+
+// libavif: decoding one still picture.
+STUB(avif, avifDecoder *, avifDecoderCreate, (void), ())
+STUB_VOID(avif, avifDecoderDestroy, (avifDecoder *decoder), (decoder))
+STUB(avif, avifResult, avifDecoderSetIOMemory, (avifDecoder *decoder, const uint8_t *data, size_t size), (decoder, data, size))
+STUB(avif, avifResult, avifDecoderParse, (avifDecoder *decoder), (decoder))
+STUB(avif, avifResult, avifDecoderNextImage, (avifDecoder *decoder), (decoder))
+STUB(avif, avifResult, avifImageYUVToRGB, (const avifImage *image, avifRGBImage *rgb), (image, rgb))
+STUB_VOID(avif, avifRGBImageSetDefaults, (avifRGBImage *rgb, const avifImage *image), (rgb, image))
+STUB_VOID(avif, avifRGBImageAllocatePixels, (avifRGBImage *rgb), (rgb))
+STUB_VOID(avif, avifRGBImageFreePixels, (avifRGBImage *rgb), (rgb))
+STUB(avif, const char *, avifResultToString, (avifResult result), (result))
+
+// libjxl: decoding one still picture.
+STUB(jxl, JxlDecoder *, JxlDecoderCreate, (const JxlMemoryManager *memory_manager), (memory_manager))
+STUB_VOID(jxl, JxlDecoderDestroy, (JxlDecoder *dec), (dec))
+STUB(jxl, JxlDecoderStatus, JxlDecoderSubscribeEvents, (JxlDecoder *dec, int events_wanted), (dec, events_wanted))
+STUB(jxl, JxlDecoderStatus, JxlDecoderSetKeepOrientation, (JxlDecoder *dec, JXL_BOOL keep_orientation), (dec, keep_orientation))
+STUB(jxl, JxlDecoderStatus, JxlDecoderSetUnpremultiplyAlpha, (JxlDecoder *dec, JXL_BOOL unpremul_alpha), (dec, unpremul_alpha))
+STUB(jxl, JxlDecoderStatus, JxlDecoderSetInput, (JxlDecoder *dec, const uint8_t *data, size_t size), (dec, data, size))
+STUB_VOID(jxl, JxlDecoderCloseInput, (JxlDecoder *dec), (dec))
+STUB(jxl, JxlDecoderStatus, JxlDecoderProcessInput, (JxlDecoder *dec), (dec))
+STUB(jxl, JxlDecoderStatus, JxlDecoderGetBasicInfo, (const JxlDecoder *dec, JxlBasicInfo *info), (dec, info))
+STUB(jxl, JxlDecoderStatus, JxlDecoderImageOutBufferSize, (const JxlDecoder *dec, const JxlPixelFormat *format, size_t *size), (dec, format, size))
+STUB(jxl, JxlDecoderStatus, JxlDecoderSetImageOutBuffer, (JxlDecoder *dec, const JxlPixelFormat *format, void *buffer, size_t size), (dec, format, buffer, size))

@@ -1,11 +1,18 @@
 #include "quire_image.h"
 #include "scaler.h"
 #include <avif/avif.h>
+#include <quire_delay_load.h>
 
 // libavif decodes whole frames only, so the picture is converted to RGBA at full size (refused
 // above `max_buffer_pixels`, as interlaced PNG is) and box-averaged down to the drawn size.
 int quire_avif_decode(const uint8_t *data, size_t size, int width, int height, long max_buffer_pixels,
                       uint8_t *out, int stride, char *error, size_t error_capacity) {
+    // libavif is opened on first use (Sources/CQuireDelayLoad).
+    char reason[256];
+    if (!quire_load_avif(reason, sizeof reason)) {
+        QUIRE_ERROR(error, error_capacity, "AVIF: libavif cannot be loaded (%s)", reason);
+        return QUIRE_IMAGE_UNSUPPORTED;
+    }
     avifDecoder *decoder = avifDecoderCreate();
     if (!decoder) {
         QUIRE_ERROR(error, error_capacity, "AVIF: out of memory");

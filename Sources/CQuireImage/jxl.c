@@ -1,6 +1,7 @@
 #include "quire_image.h"
 #include "scaler.h"
 #include <jxl/decode.h>
+#include <quire_delay_load.h>
 #include <stdlib.h>
 
 // libjxl hands out whole frames, so the picture is decoded to RGBA at full size (refused above
@@ -9,6 +10,12 @@
 // stored size: a JPEG XL whose header asks for a turn is drawn unturned (not handled yet).
 int quire_jxl_decode(const uint8_t *data, size_t size, int width, int height, long max_buffer_pixels,
                      uint8_t *out, int stride, char *error, size_t error_capacity) {
+    // libjxl is opened on first use (Sources/CQuireDelayLoad).
+    char reason[256];
+    if (!quire_load_jxl(reason, sizeof reason)) {
+        QUIRE_ERROR(error, error_capacity, "JPEG XL: libjxl cannot be loaded (%s)", reason);
+        return QUIRE_IMAGE_UNSUPPORTED;
+    }
     JxlDecoder *decoder = JxlDecoderCreate(NULL);
     if (!decoder) {
         QUIRE_ERROR(error, error_capacity, "JPEG XL: out of memory");

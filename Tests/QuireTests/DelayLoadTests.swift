@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// cairo, poppler-glib and librsvg are opened on first use (Sources/CQuireDelayLoad), so map-only
+/// cairo, poppler-glib, librsvg, libavif and libjxl are opened on first use (Sources/CQuireDelayLoad), so map-only
 /// layout never loads them, nor EPUB work poppler. A broken copy found first (here: zlib under their names, through LD_LIBRARY_PATH)
 /// gives one clear error for a PDF, and a placeholder with a warning for an SVG image.
 final class DelayLoadTests: XCTestCase {
@@ -15,13 +15,16 @@ final class DelayLoadTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func testExecutableDoesNotLinkCairoPopplerOrRsvg() throws {
+    func testExecutableDoesNotLinkCairoPopplerRsvgAvifOrJxl() throws {
         let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/readelf"), ["-d", TestSupport.quireBinary.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         let needed = result.stdoutText.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         XCTAssertTrue(needed.contains { $0.contains("libharfbuzz") }, "the dynamic section was read: \(needed)")
         XCTAssertFalse(
-            needed.contains { $0.contains("poppler") || $0.contains("rsvg") || $0.contains("gobject") || $0.contains("cairo") }, "\(needed)")
+            needed.contains {
+                $0.contains("poppler") || $0.contains("rsvg") || $0.contains("gobject") || $0.contains("cairo") || $0.contains("libavif")
+                    || $0.contains("libjxl")
+            }, "\(needed)")
     }
 
     /// A directory holding zlib under the given library names: a real shared object, but not the library.

@@ -15,6 +15,10 @@
 bool quire_load_cairo(char *reason, size_t size);
 bool quire_load_poppler(char *reason, size_t size);
 bool quire_load_rsvg(char *reason, size_t size);
+// libavif and libjxl: CQuireImage calls these before decoding (their declarations come from the
+// libraries' own headers, which link nothing).
+bool quire_load_avif(char *reason, size_t size);
+bool quire_load_jxl(char *reason, size_t size);
 
 // cairo's own declarations are imported through CCairo; these need only its context type.
 typedef struct _cairo cairo_t;
