@@ -1,5 +1,6 @@
 @preconcurrency import CLibXML2
 import QuireCore
+import Glibc
 
 /// Parses XML and HTML with libxml2 under options that are safe for untrusted books:
 /// no network, no external entity or DTD loading, no entity substitution by libxml2 (so no
@@ -71,13 +72,21 @@ public enum XMLParser {
             var inTag = false
             var quote: UInt8 = 0
             var count = 0
-            for byte in buffer {
+            var index = 0
+            while index < buffer.count {
+                let byte = buffer[index]
+                index += 1
                 if quote != 0 {
                     if byte == quote { quote = 0 }
                 } else if !inTag {
                     if byte == UInt8(ascii: "<") {
                         inTag = true
                         count = 0
+                    } else if let next = memchr(buffer.baseAddress! + index, Int32(UInt8(ascii: "<")), buffer.count - index) {
+                        // Text runs to the next `<`: skipped by memchr, not byte by byte.
+                        index = buffer.baseAddress!.distance(to: next.assumingMemoryBound(to: UInt8.self))
+                    } else {
+                        break
                     }
                 } else {
                     switch byte {
