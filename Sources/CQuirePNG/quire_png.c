@@ -1,6 +1,7 @@
 #include "quire_png.h"
 #include <errno.h>
 #include <libdeflate.h>
+#include <pthread.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -210,6 +211,68 @@ static int write_chunk(FILE *file, const char type[4], const uint8_t *data, size
     return fwrite(head, 1, 8, file) == 8 && (!length || fwrite(data, 1, length, file) == length) && fwrite(tail, 1, 4, file) == 4 ? 0 : -1;
 }
 
+/// What a thread keeps from one page to the next: the compressor (half a megabyte of match-finder
+/// tables, set up again by each compression anyway) and the row and output buffers, so writing a
+/// page allocates nothing. Freed when the thread ends.
+typedef struct {
+    struct libdeflate_compressor *compressor;
+    int level;
+    uint8_t *raw;
+    size_t raw_capacity;
+    uint8_t *packed;
+    size_t packed_capacity;
+} Scratch;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static int scratch_key_made;
+
+static void scratch_free(void *pointer) {
+    Scratch *scratch = pointer;
+    if (scratch->compressor) libdeflate_free_compressor(scratch->compressor);
+    free(scratch->raw);
+    free(scratch->packed);
+    free(scratch);
+}
+
+static void scratch_make_key(void) { scratch_key_made = pthread_key_create(&scratch_key, scratch_free) == 0; }
+
+/// This thread's scratch with a compressor at `level` and buffers of at least these sizes (NULL
+/// when memory runs out).
+static Scratch *scratch_for(int level, size_t raw_size) {
+    pthread_once(&scratch_once, scratch_make_key);
+    if (!scratch_key_made) return NULL;
+    Scratch *scratch = pthread_getspecific(scratch_key);
+    if (!scratch) {
+        scratch = calloc(1, sizeof *scratch);
+        if (!scratch) return NULL;
+        if (pthread_setspecific(scratch_key, scratch) != 0) {
+            free(scratch);
+            return NULL;
+        }
+    }
+    if (!scratch->compressor || scratch->level != level) {
+        if (scratch->compressor) libdeflate_free_compressor(scratch->compressor);
+        scratch->compressor = libdeflate_alloc_compressor(level);
+        scratch->level = level;
+        if (!scratch->compressor) return NULL;
+    }
+    if (scratch->raw_capacity < raw_size) {
+        free(scratch->raw);
+        scratch->raw = malloc(raw_size);
+        scratch->raw_capacity = scratch->raw ? raw_size : 0;
+        if (!scratch->raw) return NULL;
+    }
+    size_t bound = libdeflate_zlib_compress_bound(scratch->compressor, raw_size);
+    if (scratch->packed_capacity < bound) {
+        free(scratch->packed);
+        scratch->packed = malloc(bound);
+        scratch->packed_capacity = scratch->packed ? bound : 0;
+        if (!scratch->packed) return NULL;
+    }
+    return scratch;
+}
+
 /// The body of quire_png_write_xrgb for an open `file` (a file, or a memory stream), which it
 /// closes. The rows (filter NONE) are gathered into one buffer and compressed in one call by
 /// libdeflate, into a single IDAT chunk: compression is most of a page's cost, and libdeflate's
@@ -221,18 +284,14 @@ static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int
     int gray = gray_levels || xrgb_is_gray(src, src_stride, width, height);
     size_t row_bytes = (size_t)width * (gray ? 1 : 3) + 1;
     size_t raw_size = row_bytes * (size_t)height;
-    uint8_t *raw = malloc(raw_size);
-    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(level < 1 ? 1 : level > 12 ? 12 : level);
-    size_t bound = compressor ? libdeflate_zlib_compress_bound(compressor, raw_size) : 0;
-    uint8_t *packed = compressor ? malloc(bound) : NULL;
-    if (!raw || !compressor || !packed) {
+    Scratch *scratch = scratch_for(level < 1 ? 1 : level > 12 ? 12 : level, raw_size);
+    if (!scratch) {
         if (error) snprintf(error, error_capacity, "out of memory");
-        free(raw);
-        free(packed);
-        if (compressor) libdeflate_free_compressor(compressor);
         fclose(file);
         return -1;
     }
+    uint8_t *raw = scratch->raw;
+    uint8_t *packed = scratch->packed;
     for (int y = 0; y < height; y++) {
         const uint32_t *pixels = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
         uint8_t *out = raw + (size_t)y * row_bytes;
@@ -245,9 +304,7 @@ static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int
             xrgb_row_to_rgb(pixels, out, width);
         }
     }
-    size_t packed_size = libdeflate_zlib_compress(compressor, raw, raw_size, packed, bound);
-    libdeflate_free_compressor(compressor);
-    free(raw);
+    size_t packed_size = libdeflate_zlib_compress(scratch->compressor, raw, raw_size, packed, scratch->packed_capacity);
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     uint8_t header[13] = {(uint8_t)(width >> 24), (uint8_t)(width >> 16), (uint8_t)(width >> 8), (uint8_t)width,
                           (uint8_t)(height >> 24), (uint8_t)(height >> 16), (uint8_t)(height >> 8), (uint8_t)height,
@@ -255,7 +312,6 @@ static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int
     int failed = packed_size == 0 || fwrite(signature, 1, 8, file) != 8 || write_chunk(file, "IHDR", header, 13) != 0
         || write_chunk(file, "IDAT", packed, packed_size) != 0 || write_chunk(file, "IEND", NULL, 0) != 0;
     int saved = errno;
-    free(packed);
     if (fclose(file) != 0 || failed) {
         if (error) snprintf(error, error_capacity, "cannot write %s: %s", name, packed_size == 0 ? "compression failed" : strerror(saved ? saved : errno));
         return -1;
