@@ -180,15 +180,19 @@ static void xrgb_row_to_gray(const uint32_t *row, uint8_t *out, int width, int y
     }
 }
 
-/// Whether every pixel has equal red, green and blue.
-static int xrgb_is_gray(const uint8_t *src, int src_stride, int width, int height) {
+/// Writes the rows (each after its filter byte, NONE) as 8-bit grey while every pixel has equal
+/// red, green and blue; 0 at the first that has not (what was written is then to be overwritten).
+static int xrgb_rows_to_gray_if_gray(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw) {
     for (int y = 0; y < height; y++) {
         const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
+        uint8_t *out = raw + (size_t)y * ((size_t)width + 1);
+        *out++ = 0;
         uint32_t differs = 0;
         for (int x = 0; x < width; x++) {
             uint32_t pixel = row[x];
             differs |= ((pixel >> 16) ^ pixel) & 0xFF;
             differs |= ((pixel >> 8) ^ pixel) & 0xFF;
+            out[x] = (uint8_t)pixel;
         }
         if (differs) return 0;
     }
@@ -281,7 +285,11 @@ static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int
                            int level, char *error, size_t error_capacity) {
     // A page with no colour in it (text on white) is stored as 8-bit grey, losslessly: a third
     // of the bytes to compress.
-    int gray = gray_levels || xrgb_is_gray(src, src_stride, width, height);
+    // The grey rows are written while the page is checked for colour (one pass over the pixels,
+    // not two); a coloured pixel starts the rows again as RGB.
+    size_t gray_row_bytes = (size_t)width + 1;
+    Scratch *gray_scratch = gray_levels ? NULL : scratch_for(level < 1 ? 1 : level > 12 ? 12 : level, gray_row_bytes * (size_t)height);
+    int gray = gray_levels || (gray_scratch && xrgb_rows_to_gray_if_gray(src, src_stride, width, height, gray_scratch->raw));
     size_t row_bytes = (size_t)width * (gray ? 1 : 3) + 1;
     size_t raw_size = row_bytes * (size_t)height;
     Scratch *scratch = scratch_for(level < 1 ? 1 : level > 12 ? 12 : level, raw_size);
@@ -292,14 +300,12 @@ static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int
     }
     uint8_t *raw = scratch->raw;
     uint8_t *packed = scratch->packed;
-    for (int y = 0; y < height; y++) {
+    for (int y = 0; y < height && !(gray && !gray_levels); y++) {
         const uint32_t *pixels = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
         uint8_t *out = raw + (size_t)y * row_bytes;
         *out++ = 0;  // filter NONE
         if (gray_levels) {
             xrgb_row_to_gray(pixels, out, width, y, gray_levels);
-        } else if (gray) {
-            for (int x = 0; x < width; x++) out[x] = (uint8_t)pixels[x];
         } else {
             xrgb_row_to_rgb(pixels, out, width);
         }
