@@ -1167,21 +1167,26 @@ final class Cascade {
         // Distinct public styles, shared by every node that has them.
         var computed: [ComputedStyle] = []
         var computedIndex: [ComputedStyle: Int32] = [:]
-        var fullToComputed = [Int32](repeating: -1, count: fullStyles.count)
+        // By the styles this document uses: `fullStyles` holds every document's the worker styled.
+        var fullToComputed: [Int32: Int32] = [:]
         var nodeStyle = [Int32](repeating: -1, count: n)
         for index in 0..<n where nodeFull[index] >= 0 {
-            let f = Int(nodeFull[index])
-            if fullToComputed[f] < 0 {
-                let style = fullStyles[f].style
-                if let existing = computedIndex[style] {
-                    fullToComputed[f] = existing
-                } else {
-                    fullToComputed[f] = Int32(computed.count)
-                    computedIndex[style] = Int32(computed.count)
-                    computed.append(style)
-                }
+            let f = nodeFull[index]
+            if let known = fullToComputed[f] {
+                nodeStyle[index] = known
+                continue
             }
-            nodeStyle[index] = fullToComputed[f]
+            let style = fullStyles[Int(f)].style
+            let computedIndexOfFull: Int32
+            if let existing = computedIndex[style] {
+                computedIndexOfFull = existing
+            } else {
+                computedIndexOfFull = Int32(computed.count)
+                computedIndex[style] = computedIndexOfFull
+                computed.append(style)
+            }
+            fullToComputed[f] = computedIndexOfFull
+            nodeStyle[index] = computedIndexOfFull
         }
         var styles = DocumentStyles(
             computed: computed, nodeStyle: nodeStyle, extras: extras, fontFaces: fontFaces, warnings: warnings,
