@@ -117,6 +117,11 @@ final class PaintingFreeType: @unchecked Sendable {
 /// font faces (their FT_Faces are never shared with HarfBuzz).
 public final class Painter {
     private var fontFaces: [String: OpaquePointer] = [:]
+    /// The face the last run asked for: runs in a row mostly share one, and this skips building
+    /// the string key (the face is held, so its identity cannot pass to another).
+    private var lastFace: (face: FontFace, bold: Bool, italic: Bool, cairo: OpaquePointer)?
+    /// Where a run's glyphs are placed for cairo, kept from run to run.
+    private var glyphBuffer: [cairo_glyph_t] = []
     private let options: OpaquePointer
     /// Reads an image's bytes from the book by archive path.
     private let resources: (@Sendable (String) -> [UInt8]?)?
@@ -150,6 +155,13 @@ public final class Painter {
 
     /// The cairo face for a font (plus synthetic bold/oblique flags), created on first use.
     private func cairoFace(_ face: FontFace, bold: Bool, italic: Bool) -> OpaquePointer? {
+        if let last = lastFace, last.face === face, last.bold == bold, last.italic == italic { return last.cairo }
+        let found = cairoFaceByKey(face, bold: bold, italic: italic)
+        if let found { lastFace = (face, bold, italic, found) }
+        return found
+    }
+
+    private func cairoFaceByKey(_ face: FontFace, bold: Bool, italic: Bool) -> OpaquePointer? {
         let key = face.key + (bold ? "+b" : "") + (italic ? "+i" : "")
         if let cached = fontFaces[key] { return cached }
         let made: OpaquePointer?
@@ -433,12 +445,12 @@ public final class Painter {
         cairo_set_font_face(cr, face)
         cairo_set_font_size(cr, run.size)
         setColor(cr, theme.map(run.color))
-        var glyphs = [cairo_glyph_t]()
-        glyphs.reserveCapacity(run.glyphs.count)
+        // One buffer for every run the painter draws: a run is often a word or two.
+        glyphBuffer.removeAll(keepingCapacity: true)
         for index in run.glyphs.indices {
-            glyphs.append(cairo_glyph_t(index: UInt(run.glyphs[index]), x: run.origin.x + Double(run.xs[index]), y: run.origin.y + Double(run.ys[index])))
+            glyphBuffer.append(cairo_glyph_t(index: UInt(run.glyphs[index]), x: run.origin.x + Double(run.xs[index]), y: run.origin.y + Double(run.ys[index])))
         }
-        cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
+        glyphBuffer.withUnsafeBufferPointer { cairo_show_glyphs(cr, $0.baseAddress, Int32($0.count)) }
     }
 
     /// Runs `body` with the run as it is drawn: a sideways run of vertical text (Latin in a column)
