@@ -3,25 +3,92 @@ import QuireCore
 import QuireStyle
 import QuireText
 
+/// One glyph of a run: its id, its place from the run's origin (device pixels) and the chapter
+/// text offset (UTF-16) of its cluster.
+public struct PlacedGlyph: Sendable, Hashable {
+    public var id: UInt32
+    public var x: Float
+    public var y: Float
+    public var source: Int32
+
+    public init(id: UInt32, x: Float, y: Float, source: Int32 = 0) {
+        self.id = id
+        self.x = x
+        self.y = y
+        self.source = source
+    }
+}
+
 /// Glyphs to draw with one face, size and colour. `origin` is the pen position on the baseline;
-/// each glyph sits at origin + (xs[i], ys[i]) in device pixels.
+/// each glyph sits at origin + (x, y) in device pixels.
+///
+/// The glyphs are one array of `PlacedGlyph`s: a run is mostly a word, and display items are
+/// copied from line to flow to page, so one allocation and one reference per run instead of
+/// four of each.
 public struct GlyphRun: Sendable {
     public var face: FontFace
     public var size: Double
     public var color: Color
     public var origin: Point
-    public var glyphs: [UInt32]
-    public var xs: [Float]
-    public var ys: [Float]
+    public var placed: [PlacedGlyph]
     /// Stroke-emboldening when the family has no bold face (fallback fonts).
     public var syntheticBold: Bool
     /// Slanted when the family has no italic face.
     public var syntheticItalic: Bool
-    /// The chapter text offset (UTF-16) of each glyph's cluster, so a painter can mark a search
-    /// match; empty for generated text (list markers, ruby, emphasis marks).
-    public var sources: [Int32] = []
+    /// Whether the glyphs' `source`s say where their text is, so a painter can mark a search
+    /// match; false for generated text (list markers, ruby, emphasis marks).
+    public var hasSources: Bool
     /// How the run stands on a page of vertical text (see `GlyphOrientation`).
     public var orientation: GlyphOrientation = .horizontal
+
+    public init(
+        face: FontFace, size: Double, color: Color, origin: Point, placed: [PlacedGlyph], syntheticBold: Bool,
+        syntheticItalic: Bool, hasSources: Bool
+    ) {
+        self.face = face
+        self.size = size
+        self.color = color
+        self.origin = origin
+        self.placed = placed
+        self.syntheticBold = syntheticBold
+        self.syntheticItalic = syntheticItalic
+        self.hasSources = hasSources
+    }
+
+    /// A run from parallel arrays (`sources` empty for generated text, else one per glyph).
+    public init(
+        face: FontFace, size: Double, color: Color, origin: Point, glyphs: [UInt32], xs: [Float], ys: [Float],
+        syntheticBold: Bool, syntheticItalic: Bool, sources: [Int32] = []
+    ) {
+        let hasSources = !sources.isEmpty && sources.count == glyphs.count
+        let placed = glyphs.indices.map { index in
+            PlacedGlyph(id: glyphs[index], x: xs[index], y: ys[index], source: hasSources ? sources[index] : 0)
+        }
+        self.init(
+            face: face, size: size, color: color, origin: origin, placed: placed, syntheticBold: syntheticBold,
+            syntheticItalic: syntheticItalic, hasSources: hasSources)
+    }
+
+    public var glyphs: [UInt32] { placed.map(\.id) }
+
+    public var xs: [Float] {
+        get { placed.map(\.x) }
+        set { for index in placed.indices { placed[index].x = newValue[index] } }
+    }
+
+    public var ys: [Float] {
+        get { placed.map(\.y) }
+        set { for index in placed.indices { placed[index].y = newValue[index] } }
+    }
+
+    /// The chapter text offset (UTF-16) of each glyph's cluster; empty for generated text.
+    public var sources: [Int32] {
+        get { hasSources ? placed.map(\.source) : [] }
+        set {
+            hasSources = !newValue.isEmpty && newValue.count == placed.count
+            for index in placed.indices { placed[index].source = hasSources ? newValue[index] : 0 }
+        }
+    }
 }
 
 /// Vertical text is laid out as horizontal lines, which the page then turns a quarter turn

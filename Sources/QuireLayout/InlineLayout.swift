@@ -1382,8 +1382,7 @@ final class InlineLayout {
                 continue
             }
             let face = face(piece.face)
-            let style = styles[piece.style]
-            if let emphasis = style.textEmphasis, let mark = emphasisMark(emphasis, style: style) { marks[index] = mark }
+            if let emphasis = styles[piece.style].textEmphasis, let mark = emphasisMark(emphasis, style: styles[piece.style]) { marks[index] = mark }
             var units = Array(paragraph.text[piece.start..<piece.end])
             if piece.hyphen {
                 if units.last == 0xAD { units.removeLast() }
@@ -1398,7 +1397,7 @@ final class InlineLayout {
                 units[...], style: piece.style, face: face, rtl: piece.level & 1 == 1,
                 upright: piece.upright)
             pieces[index].width =
-                shaped.advance + style.letterSpacing * scale * Double(clusterCount(shaped)) + piece.leading
+                shaped.advance + styles[piece.style].letterSpacing * scale * Double(clusterCount(shaped)) + piece.leading
                 + piece.trailing + piece.after
             shapedPieces.append(shaped)
         }
@@ -1484,7 +1483,8 @@ final class InlineLayout {
         var baseSpans: [Int: (left: Double, right: Double)] = [:]
         for index in order {
             let piece = pieces[index]
-            let style = styles[piece.style]
+            // The style is read in place (a copy of a ComputedStyle costs hundreds of
+            // instructions), and copied only for the text that is drawn with it.
             // Box edges go before the content on its start side (the right in right-to-left text).
             let before = piece.level & 1 == 1 ? piece.trailing : piece.leading
             let content = piece.width - piece.leading - piece.trailing - piece.after
@@ -1492,7 +1492,7 @@ final class InlineLayout {
             if !paragraph.inlineBoxes.isEmpty { drawn.append((piece.start, piece.end, x, x + content)) }
             switch piece.kind {
             case .text where piece.combined:
-                guard let shaped = shapedPieces[index], piece.face >= 0, style.visibility == .visible else {
+                guard let shaped = shapedPieces[index], piece.face >= 0, styles[piece.style].visibility == .visible else {
                     break
                 }
                 var run = combinedRun(
@@ -1503,29 +1503,29 @@ final class InlineLayout {
                 items.append(.glyphs(run))
             case .text:
                 guard let shaped = shapedPieces[index], piece.face >= 0 else { break }
+                let style = styles[piece.style]
                 let face = face(piece.face)
-                var xs: [Float] = []
-                var ys: [Float] = []
-                var glyphs: [UInt32] = []
-                var sources: [Int32] = []
-                xs.reserveCapacity(shaped.glyphs.count)
-                sources.reserveCapacity(shaped.glyphs.count)
-                var pen = 0.0
-                var lastCluster: UInt32 = .max
+                let count = shaped.glyphs.count
+                let lastSource = paragraph.sources.count - 1
                 let spacing = style.letterSpacing * scale
-                for glyph in shaped.glyphs {
-                    if spacing != 0 && glyph.cluster != lastCluster && lastCluster != .max { pen += spacing }
-                    lastCluster = glyph.cluster
-                    glyphs.append(glyph.id)
-                    sources.append(paragraph.sources[min(piece.start + Int(glyph.cluster), paragraph.sources.count - 1)])
-                    xs.append(Float(pen) + glyph.xOffset)
-                    ys.append(-glyph.yOffset)
-                    if !annotations.isEmpty {
-                        let unit = piece.start + Int(glyph.cluster)
-                        let span = (left: x + pen, right: x + pen + Double(glyph.advance))
-                        baseSpans[unit] = baseSpans[unit].map { (min($0.left, span.left), max($0.right, span.right)) } ?? span
+                // Allocated once at its size: a run is mostly a word.
+                let placed = [PlacedGlyph](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    var pen = 0.0
+                    var lastCluster: UInt32 = .max
+                    for (slot, glyph) in shaped.glyphs.enumerated() {
+                        if spacing != 0 && glyph.cluster != lastCluster && lastCluster != .max { pen += spacing }
+                        lastCluster = glyph.cluster
+                        buffer.initializeElement(at: slot, to: PlacedGlyph(
+                            id: glyph.id, x: Float(pen) + glyph.xOffset, y: -glyph.yOffset,
+                            source: paragraph.sources[min(piece.start + Int(glyph.cluster), lastSource)]))
+                        if !annotations.isEmpty {
+                            let unit = piece.start + Int(glyph.cluster)
+                            let span = (left: x + pen, right: x + pen + Double(glyph.advance))
+                            baseSpans[unit] = baseSpans[unit].map { (min($0.left, span.left), max($0.right, span.right)) } ?? span
+                        }
+                        pen += Double(glyph.advance)
                     }
-                    pen += Double(glyph.advance)
+                    initialized = count
                 }
                 let wantsBold = style.fontWeight >= 600
                 let wantsItalic = style.fontStyle != .normal
@@ -1535,10 +1535,9 @@ final class InlineLayout {
                     let centre = piece.upright ? uprightCentre(style: piece.style) : 0
                     var run = GlyphRun(
                         face: face, size: fontSize(style), color: style.color,
-                        origin: Point(x: x, y: baseline - baselineShift(style) - centre), glyphs: glyphs,
-                        xs: xs, ys: ys,
+                        origin: Point(x: x, y: baseline - baselineShift(style) - centre), placed: placed,
                         syntheticBold: wantsBold && !face.isBold,
-                        syntheticItalic: wantsItalic && !face.isItalic, sources: sources)
+                        syntheticItalic: wantsItalic && !face.isItalic, hasSources: count > 0)
                     if piece.upright { run.orientation = .upright }
                     items.append(.glyphs(run))
                 }
@@ -1550,6 +1549,7 @@ final class InlineLayout {
                     items.append(.glyphs(emphasisRun(mark, emphasis: emphasis, style: style, over: shaped, piece: piece.start, in: paragraph, x: x, top: top, bottom: bottom)))
                 }
             case .atom:
+                let style = styles[piece.style]
                 let box = paragraph.atoms[piece.start]!
                 let size = atomSize(box)
                 let outer = Rect(x: x, y: baseline - baselineShift(style) - size.height, width: size.width, height: size.height)
@@ -1564,7 +1564,7 @@ final class InlineLayout {
                     for index in first..<items.count { items[index] = translate(items[index], dx: offset.dx, dy: offset.dy) }
                 }
             case .space:
-                if !style.textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
+                if !styles[piece.style].textDecoration.isEmpty { decorations.append((x, x + content, piece.style)) }
             case .forcedBreak:
                 break
             }

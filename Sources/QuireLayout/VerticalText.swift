@@ -63,9 +63,11 @@ struct VerticalFrame {
             run.origin = point(run.origin)
             if run.orientation == .upright {
                 // Each glyph's place turns with the line; the glyph itself stays upright.
-                let xs = run.xs
-                run.xs = run.ys.map { -$0 }
-                run.ys = xs
+                for index in run.placed.indices {
+                    let x = run.placed[index].x
+                    run.placed[index].x = -run.placed[index].y
+                    run.placed[index].y = x
+                }
             } else {
                 run.orientation = .sideways
             }

@@ -441,14 +441,14 @@ public final class Painter {
     }
 
     private func draw(_ run: GlyphRun, cr: OpaquePointer, theme: Theme) {
-        guard !run.glyphs.isEmpty, let face = cairoFace(run.face, bold: run.syntheticBold, italic: run.syntheticItalic) else { return }
+        guard !run.placed.isEmpty, let face = cairoFace(run.face, bold: run.syntheticBold, italic: run.syntheticItalic) else { return }
         cairo_set_font_face(cr, face)
         cairo_set_font_size(cr, run.size)
         setColor(cr, theme.map(run.color))
         // One buffer for every run the painter draws: a run is often a word or two.
         glyphBuffer.removeAll(keepingCapacity: true)
-        for index in run.glyphs.indices {
-            glyphBuffer.append(cairo_glyph_t(index: UInt(run.glyphs[index]), x: run.origin.x + Double(run.xs[index]), y: run.origin.y + Double(run.ys[index])))
+        for glyph in run.placed {
+            glyphBuffer.append(cairo_glyph_t(index: UInt(glyph.id), x: run.origin.x + Double(glyph.x), y: run.origin.y + Double(glyph.y)))
         }
         glyphBuffer.withUnsafeBufferPointer { cairo_show_glyphs(cr, $0.baseAddress, Int32($0.count)) }
     }
@@ -469,8 +469,8 @@ public final class Painter {
     /// Fills the band behind the run's glyphs whose text falls in `ranges`, one box per stretch
     /// of marked glyphs: from the first glyph's pen position to the last one's advance.
     private func mark(_ run: GlyphRun, ranges: [Range<Int>], cr: OpaquePointer, theme: Theme) {
-        guard run.sources.count == run.glyphs.count, let face = cairoFace(run.face, bold: run.syntheticBold, italic: run.syntheticItalic) else { return }
-        let marked = run.sources.map { source in ranges.contains { $0.contains(Int(source)) } }
+        guard run.hasSources, let face = cairoFace(run.face, bold: run.syntheticBold, italic: run.syntheticItalic) else { return }
+        let marked = run.placed.map { glyph in ranges.contains { $0.contains(Int(glyph.source)) } }
         guard marked.contains(true) else { return }
         cairo_set_font_face(cr, face)
         cairo_set_font_size(cr, run.size)
@@ -480,9 +480,9 @@ public final class Painter {
         if run.orientation == .upright {
             // Upright glyphs down a column: a box around each marked one.
             for index in marked.indices where marked[index] {
-                let x = run.origin.x + Double(run.xs[index])
-                let y = run.origin.y + Double(run.ys[index])
-                var glyph = cairo_glyph_t(index: UInt(run.glyphs[index]), x: 0, y: 0)
+                let x = run.origin.x + Double(run.placed[index].x)
+                let y = run.origin.y + Double(run.placed[index].y)
+                var glyph = cairo_glyph_t(index: UInt(run.placed[index].id), x: 0, y: 0)
                 var extents = cairo_text_extents_t()
                 cairo_glyph_extents(cr, &glyph, 1, &extents)
                 cairo_rectangle(cr, x, y - fontExtents.ascent, max(extents.x_advance, run.size), run.size)
@@ -498,11 +498,11 @@ public final class Painter {
             }
             var last = index
             while last + 1 < marked.count, marked[last + 1] { last += 1 }
-            var glyph = cairo_glyph_t(index: UInt(run.glyphs[last]), x: 0, y: 0)
+            var glyph = cairo_glyph_t(index: UInt(run.placed[last].id), x: 0, y: 0)
             var extents = cairo_text_extents_t()
             cairo_glyph_extents(cr, &glyph, 1, &extents)
-            let left = run.origin.x + Double(min(run.xs[index], run.xs[last]))
-            let right = run.origin.x + Double(max(run.xs[index], run.xs[last])) + extents.x_advance
+            let left = run.origin.x + Double(min(run.placed[index].x, run.placed[last].x))
+            let right = run.origin.x + Double(max(run.placed[index].x, run.placed[last].x)) + extents.x_advance
             cairo_rectangle(cr, left, run.origin.y - fontExtents.ascent, right - left, fontExtents.ascent + fontExtents.descent)
             cairo_fill(cr)
             index = last + 1
