@@ -180,9 +180,61 @@ static void xrgb_row_to_gray(const uint32_t *row, uint8_t *out, int width, int y
     }
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/// The AVX2 form of `xrgb_rows_to_gray_portable`, 32 pixels a step: the same bytes, in a quarter
+/// of the instructions (this pass reads every pixel of every page).
+__attribute__((target("avx2")))
+static int xrgb_rows_to_gray_avx2(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw) {
+    const __m256i low_byte = _mm256_set1_epi32(0xFF);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int y = 0; y < height; y++) {
+        const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
+        uint8_t *out = raw + (size_t)y * ((size_t)width + 1);
+        *out++ = 0;
+        __m256i differs = _mm256_setzero_si256();
+        int x = 0;
+        for (; x + 32 <= width; x += 32) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)(row + x));
+            __m256i b = _mm256_loadu_si256((const __m256i *)(row + x + 8));
+            __m256i c = _mm256_loadu_si256((const __m256i *)(row + x + 16));
+            __m256i d = _mm256_loadu_si256((const __m256i *)(row + x + 24));
+            // Blue against green and green against red, in the low 16 bits of each pixel.
+            differs = _mm256_or_si256(differs, _mm256_xor_si256(a, _mm256_srli_epi32(a, 8)));
+            differs = _mm256_or_si256(differs, _mm256_xor_si256(b, _mm256_srli_epi32(b, 8)));
+            differs = _mm256_or_si256(differs, _mm256_xor_si256(c, _mm256_srli_epi32(c, 8)));
+            differs = _mm256_or_si256(differs, _mm256_xor_si256(d, _mm256_srli_epi32(d, 8)));
+            __m256i ab = _mm256_packus_epi32(_mm256_and_si256(a, low_byte), _mm256_and_si256(b, low_byte));
+            __m256i cd = _mm256_packus_epi32(_mm256_and_si256(c, low_byte), _mm256_and_si256(d, low_byte));
+            // The packs work within 128-bit lanes: put the four-pixel groups back in order.
+            __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), order);
+            _mm256_storeu_si256((__m256i *)(out + x), bytes);
+        }
+        uint32_t rest = 0;
+        for (; x < width; x++) {
+            uint32_t pixel = row[x];
+            rest |= (pixel ^ (pixel >> 8)) & 0xFFFF;
+            out[x] = (uint8_t)pixel;
+        }
+        if (!_mm256_testz_si256(differs, _mm256_set1_epi32(0xFFFF)) || rest) return 0;
+    }
+    return 1;
+}
+#endif
+
 /// Writes the rows (each after its filter byte, NONE) as 8-bit grey while every pixel has equal
 /// red, green and blue; 0 at the first that has not (what was written is then to be overwritten).
+static int xrgb_rows_to_gray_portable(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw);
+
 static int xrgb_rows_to_gray_if_gray(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw) {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2")) return xrgb_rows_to_gray_avx2(src, src_stride, width, height, raw);
+#endif
+    return xrgb_rows_to_gray_portable(src, src_stride, width, height, raw);
+}
+
+static int xrgb_rows_to_gray_portable(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw) {
     for (int y = 0; y < height; y++) {
         const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
         uint8_t *out = raw + (size_t)y * ((size_t)width + 1);
