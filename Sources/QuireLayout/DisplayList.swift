@@ -219,16 +219,18 @@ public struct GradientFill: Sendable, Hashable {
     }
 }
 
+/// The rare, large cases are `indirect` (held in a box): an item is then as small as a glyph
+/// run, and the chapter's thousands of them move and grow in arrays at that size.
 public enum DisplayItem: Sendable {
     case glyphs(GlyphRun)
     case fill(Rect, Color)
-    case gradient(GradientFill)
+    indirect case gradient(GradientFill)
     /// A straight rule (borders, underlines, hr): from/to along its centre line.
     case stroke(from: Point, to: Point, width: Double, color: Color, style: BorderStyle)
-    case image(ImageBox, altText: GlyphRun?)
+    indirect case image(ImageBox, altText: GlyphRun?)
     /// Rounded corners or shadows.
-    case box(DecoratedBox)
-    case backgroundImage(BackgroundImageFill)
+    indirect case box(DecoratedBox)
+    indirect case backgroundImage(BackgroundImageFill)
 }
 
 /// The text a line holds: offsets into the spine item's text content (UTF-16, end exclusive).
