@@ -1383,18 +1383,21 @@ final class InlineLayout {
             }
             let face = face(piece.face)
             if let emphasis = styles[piece.style].textEmphasis, let mark = emphasisMark(emphasis, style: styles[piece.style]) { marks[index] = mark }
-            var units = Array(paragraph.text[piece.start..<piece.end])
+            // The paragraph's own units, copied only when the line ends in a hyphen.
+            var units = paragraph.text[piece.start..<piece.end]
             if piece.hyphen {
-                if units.last == 0xAD { units.removeLast() }
-                units.append(0x2D)
+                var hyphenated = Array(units)
+                if hyphenated.last == 0xAD { hyphenated.removeLast() }
+                hyphenated.append(0x2D)
+                units = hyphenated[...]
             }
             if piece.combined {
                 // Tate-chu-yoko: set left to right, in the em its segment was measured at.
-                shapedPieces.append(shape(units[...], style: piece.style, face: face, rtl: false))
+                shapedPieces.append(shape(units, style: piece.style, face: face, rtl: false))
                 continue
             }
             let shaped = shape(
-                units[...], style: piece.style, face: face, rtl: piece.level & 1 == 1,
+                units, style: piece.style, face: face, rtl: piece.level & 1 == 1,
                 upright: piece.upright)
             pieces[index].width =
                 shaped.advance + styles[piece.style].letterSpacing * scale * Double(clusterCount(shaped)) + piece.leading
