@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 CORPUS="${QUIRE_CORPUS:-../shared/corpus}"
 QUIRE="$PWD/.build/release/quire"
 RUNS="${BENCH_RUNS:-5}"
-RENDER_RUNS="${BENCH_RENDER_RUNS:-3}"
+RENDER_RUNS="${BENCH_RENDER_RUNS:-5}"
 if [ ! -d "$CORPUS" ]; then
   echo "bench: corpus not found at $CORPUS (set QUIRE_CORPUS); nothing to measure" >&2
   exit 0
