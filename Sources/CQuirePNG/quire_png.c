@@ -180,6 +180,24 @@ static void xrgb_row_to_gray(const uint32_t *row, uint8_t *out, int width, int y
     }
 }
 
+/// `xrgb_rows_to_gray_if_gray` on any CPU.
+static int xrgb_rows_to_gray_portable(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw) {
+    for (int y = 0; y < height; y++) {
+        const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
+        uint8_t *out = raw + (size_t)y * ((size_t)width + 1);
+        *out++ = 0;
+        uint32_t differs = 0;
+        for (int x = 0; x < width; x++) {
+            uint32_t pixel = row[x];
+            differs |= ((pixel >> 16) ^ pixel) & 0xFF;
+            differs |= ((pixel >> 8) ^ pixel) & 0xFF;
+            out[x] = (uint8_t)pixel;
+        }
+        if (differs) return 0;
+    }
+    return 1;
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -225,8 +243,6 @@ static int xrgb_rows_to_gray_avx2(const uint8_t *src, int src_stride, int width,
 
 /// Writes the rows (each after its filter byte, NONE) as 8-bit grey while every pixel has equal
 /// red, green and blue; 0 at the first that has not (what was written is then to be overwritten).
-static int xrgb_rows_to_gray_portable(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw);
-
 static int xrgb_rows_to_gray_if_gray(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw) {
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx2")) return xrgb_rows_to_gray_avx2(src, src_stride, width, height, raw);
@@ -234,22 +250,6 @@ static int xrgb_rows_to_gray_if_gray(const uint8_t *src, int src_stride, int wid
     return xrgb_rows_to_gray_portable(src, src_stride, width, height, raw);
 }
 
-static int xrgb_rows_to_gray_portable(const uint8_t *src, int src_stride, int width, int height, uint8_t *raw) {
-    for (int y = 0; y < height; y++) {
-        const uint32_t *row = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
-        uint8_t *out = raw + (size_t)y * ((size_t)width + 1);
-        *out++ = 0;
-        uint32_t differs = 0;
-        for (int x = 0; x < width; x++) {
-            uint32_t pixel = row[x];
-            differs |= ((pixel >> 16) ^ pixel) & 0xFF;
-            differs |= ((pixel >> 8) ^ pixel) & 0xFF;
-            out[x] = (uint8_t)pixel;
-        }
-        if (differs) return 0;
-    }
-    return 1;
-}
 
 void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int width, int height, int levels) {
     for (int y = 0; y < height; y++) {

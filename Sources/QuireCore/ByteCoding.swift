@@ -40,12 +40,12 @@ public struct ByteWriter {
         bytes += value
     }
 
-    public mutating func floats(_ values: [Float]) {
+    public mutating func floats(_ values: some Collection<Float>) {
         unsigned(UInt64(values.count))
         for value in values { fixed(value.bitPattern) }
     }
 
-    public mutating func ints<T: BinaryInteger>(_ values: [T]) {
+    public mutating func ints<T: BinaryInteger>(_ values: some Collection<T>) {
         unsigned(UInt64(values.count))
         for value in values { int(Int(value)) }
     }

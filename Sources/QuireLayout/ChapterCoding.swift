@@ -319,12 +319,12 @@ extension GlyphRun {
         color.encode(into: &writer)
         writer.double(origin.x)
         writer.double(origin.y)
-        writer.ints(glyphs)
-        writer.floats(xs)
-        writer.floats(ys)
+        writer.ints(placed.lazy.map(\.id))
+        writer.floats(placed.lazy.map(\.x))
+        writer.floats(placed.lazy.map(\.y))
         writer.bool(syntheticBold)
         writer.bool(syntheticItalic)
-        writer.ints(sources)
+        writer.ints(placed.lazy.map(\.source).prefix(hasSources ? placed.count : 0))
         writer.int(Int(orientation.rawValue))
     }
 

@@ -10,13 +10,6 @@ public struct PlacedGlyph: Sendable, Hashable {
     public var x: Float
     public var y: Float
     public var source: Int32
-
-    public init(id: UInt32, x: Float, y: Float, source: Int32 = 0) {
-        self.id = id
-        self.x = x
-        self.y = y
-        self.source = source
-    }
 }
 
 /// Glyphs to draw with one face, size and colour. `origin` is the pen position on the baseline;
@@ -71,15 +64,9 @@ public struct GlyphRun: Sendable {
 
     public var glyphs: [UInt32] { placed.map(\.id) }
 
-    public var xs: [Float] {
-        get { placed.map(\.x) }
-        set { for index in placed.indices { placed[index].x = newValue[index] } }
-    }
+    public var xs: [Float] { placed.map(\.x) }
 
-    public var ys: [Float] {
-        get { placed.map(\.y) }
-        set { for index in placed.indices { placed[index].y = newValue[index] } }
-    }
+    public var ys: [Float] { placed.map(\.y) }
 
     /// The chapter text offset (UTF-16) of each glyph's cluster; empty for generated text.
     public var sources: [Int32] {

@@ -26,16 +26,9 @@ final class HostileBooksTests: XCTestCase {
 
     static let secretMarker = "QUIRE-SECRET-7f3a9c"
     static let hangGuardSeconds = 120
-    /// 1 GiB, times the shadow memory of a sanitizer build when `make test-sanitize` runs the
-    /// suite (QUIRE_SANITIZER: ThreadSanitizer keeps 4 to 8 bytes of shadow per byte the program
-    /// touches; the 5 MB word peaks at 0.6 GB plain, 1.8 GB under it).
-    static let memoryBoundKB: Int = {
-        switch ProcessInfo.processInfo.environment["QUIRE_SANITIZER"] {
-        case "thread": return 4 << 20
-        case "address": return 2 << 20
-        default: return 1 << 20
-        }
-    }()
+    /// 1 GiB, times the shadow memory of a sanitizer build (the 5 MB word peaks at 0.6 GB plain,
+    /// 1.8 GB under ThreadSanitizer).
+    static let memoryBoundKB = (1 << 20) * TestSupport.sanitizerMemoryFactor
 
     /// A book whose chapter body is `body`, with `css` as its stylesheet when given.
     static func book(body: String, css: String? = nil, head: String = "", doctype: String = "") -> @Sendable (URL, URL) throws -> Void {
@@ -282,12 +275,7 @@ final class HostileBooksTests: XCTestCase {
 
     /// `quire ARGUMENTS` under GNU time (peak RSS) and timeout (the hang guard), in `directory`.
     static func run(_ arguments: [String], in directory: URL) throws -> Run {
-        let rss = directory.deletingLastPathComponent().appendingPathComponent("rss-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: rss) }
-        let result = try TestSupport.run(
-            URL(fileURLWithPath: "/usr/bin/time"),
-            ["-f", "%M", "-o", rss.path, "timeout", "-s", "KILL", "\(hangGuardSeconds)", TestSupport.quireBinary.path] + arguments, in: directory)
-        let peak = Int((try? String(contentsOf: rss, encoding: .utf8))?.split(separator: "\n").last.map(String.init) ?? "") ?? -1
+        let (result, peak) = try TestSupport.quireMeasuringPeak(arguments, in: directory, timeLimitSeconds: hangGuardSeconds)
         return Run(status: result.status, stdout: result.stdoutText, stderr: result.stderr, peakKB: peak)
     }
 

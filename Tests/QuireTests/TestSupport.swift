@@ -111,6 +111,28 @@ enum TestSupport {
         try run(quireBinary, arguments, in: directory)
     }
 
+    /// How many times more resident memory the program shows under the sanitizer `make
+    /// test-sanitize` runs the suite with (QUIRE_SANITIZER): ThreadSanitizer keeps 4 to 8 bytes of
+    /// shadow per byte the program touches.
+    static let sanitizerMemoryFactor: Int = {
+        switch ProcessInfo.processInfo.environment["QUIRE_SANITIZER"] {
+        case "thread": return 4
+        case "address": return 2
+        default: return 1
+        }
+    }()
+
+    /// `quire ARGUMENTS` under GNU time, for its peak RSS in KB (-1 when not measured), and under
+    /// `timeout` when a time limit is given (a run past it is killed: status 137).
+    static func quireMeasuringPeak(_ arguments: [String], in directory: URL? = nil, timeLimitSeconds: Int? = nil) throws -> (result: Result, peakKB: Int) {
+        let rss = FileManager.default.temporaryDirectory.appendingPathComponent("quire-rss-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: rss) }
+        let limit = timeLimitSeconds.map { ["timeout", "-s", "KILL", "\($0)"] } ?? []
+        let result = try run(URL(fileURLWithPath: "/usr/bin/time"), ["-f", "%M", "-o", rss.path] + limit + [quireBinary.path] + arguments, in: directory)
+        let peak = Int((try? String(contentsOf: rss, encoding: .utf8))?.split(separator: "\n").last.map(String.init) ?? "") ?? -1
+        return (result, peak)
+    }
+
     static func temporaryDirectory(_ name: String = #function) throws -> URL {
         let safe = name.filter { $0.isLetter || $0.isNumber }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-tests-\(safe)-\(UUID().uuidString)")
