@@ -109,7 +109,7 @@ let package = Package(
             dependencies: [
                 "Quire", "quire", "QuireCore", "QuireXML", "QuireContainer", "QuireDocument", "QuireStyle", "QuireText", "QuireImages",
                 "QuirePreparation", "QuireLayout", "QuirePaint", "QuirePDF", "QuirePositions", "QuireViewer", "QuireBatch", "CLibXML2", "CFreeType", "CZip",
-                "CQuireImage", "CQuirePNG",
+                "CQuireImage", "CQuirePNG", "CQuireICU",
             ],
             // Golden display lists are read from the source tree by path, not bundled.
             exclude: ["Golden"]),

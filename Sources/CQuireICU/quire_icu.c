@@ -1,4 +1,5 @@
 #include "quire_icu.h"
+#include <pthread.h>
 #include <string.h>
 #include <unicode/ubrk.h>
 #include <unicode/uscript.h>
@@ -50,7 +51,129 @@ int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *loca
     return count;
 }
 
+/* The usual paragraph of a European book is letters, spaces and a little punctuation, and for
+ * those ICU's rule engine (a quarter of a microsecond per break, several percent of a book's
+ * layout) answers what a pair table answers: whether a line may break between two characters
+ * depends only on the non-space character before the break, whether spaces come between, and the
+ * character after it. The tables are asked of ICU itself once per process, so they follow its
+ * rules; the one rule that looks further back (a hyphen after a space or at the start is a
+ * word-initial hyphen, not broken after) is left to ICU, as is any text with a character outside
+ * the set, a CJK locale (whose rules treat quotes by context) or a keyword (strictness). The
+ * tests compare both paths on random text over the set and on every corpus book's map. */
+enum { FAST_LIMIT = 0x2070, FAST_CLASSES = 24 };
+static uint8_t fast_class[FAST_LIMIT];  /* 0: left to ICU */
+static uint8_t fast_direct[FAST_CLASSES][FAST_CLASSES];
+static uint8_t fast_spaced[FAST_CLASSES][FAST_CLASSES];
+static int fast_ready = 0;
+static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
+
+/* ICU's opportunities for a short probe, as flags (flags holds length + 1 bytes). */
+static int icu_probe(UBreakIterator *iterator, const uint16_t *text, int32_t length, uint8_t *flags) {
+    UErrorCode status = U_ZERO_ERROR;
+    memset(flags, 0, (size_t)length + 1);
+    ubrk_setText(iterator, (const UChar *)text, length, &status);
+    if (U_FAILURE(status)) return 0;
+    ubrk_first(iterator);
+    for (int32_t position = ubrk_next(iterator); position != UBRK_DONE; position = ubrk_next(iterator))
+        if (position >= 0 && position <= length) flags[position] = 1;
+    return 1;
+}
+
+static void build_fast_tables(void) {
+    /* Characters are grouped by line-break class, opening and closing quotes apart. */
+    static const uint16_t punctuation[] = {0x20, ',', '.', ':', ';', '!', '?', '\'', '"', '(', ')', '[', ']', '-', '/', '&',
+        '*', 0x2018, 0x2019, 0x201C, 0x201D, 0x2013, 0x2014, 0x2026, 0x2060, 0xA0, 0xAD};
+    uint16_t members[64 + 52 + sizeof punctuation / sizeof punctuation[0]];
+    int count = 0;
+    for (int c = 'A'; c <= 'Z'; c++) members[count++] = (uint16_t)c;
+    for (int c = 'a'; c <= 'z'; c++) members[count++] = (uint16_t)c;
+    for (int c = 0xC0; c <= 0xFF; c++)
+        if (c != 0xD7 && c != 0xF7) members[count++] = (uint16_t)c;
+    for (size_t i = 0; i < sizeof punctuation / sizeof punctuation[0]; i++) members[count++] = punctuation[i];
+    int keys[FAST_CLASSES];
+    uint16_t representative[FAST_CLASSES];
+    int classes = 0;
+    for (int i = 0; i < count; i++) {
+        uint16_t c = members[i];
+        int type = u_charType(c);
+        int key = u_getIntPropertyValue(c, UCHAR_LINE_BREAK) * 4 + (type == U_INITIAL_PUNCTUATION ? 1 : type == U_FINAL_PUNCTUATION ? 2 : 0);
+        int found = 0;
+        for (int k = 1; k <= classes; k++)
+            if (keys[k] == key) found = k;
+        if (!found) {
+            if (classes + 1 >= FAST_CLASSES) return;
+            found = ++classes;
+            keys[found] = key;
+            representative[found] = c;
+        }
+        fast_class[c] = (uint8_t)found;
+    }
+    UErrorCode status = U_ZERO_ERROR;
+    UBreakIterator *iterator = ubrk_open(UBRK_LINE, "", NULL, 0, &status);
+    if (U_FAILURE(status)) return;
+    uint8_t flags[5];
+    for (int x = 1; x <= classes; x++) {
+        for (int y = 1; y <= classes; y++) {
+            /* After a letter, so that x is not at the start of the text. */
+            uint16_t adjacent[3] = {'a', representative[x], representative[y]};
+            uint16_t spaced[4] = {'a', representative[x], 0x20, representative[y]};
+            if (!icu_probe(iterator, adjacent, 3, flags)) goto done;
+            fast_direct[x][y] = flags[2];
+            if (!icu_probe(iterator, spaced, 4, flags)) goto done;
+            fast_spaced[x][y] = flags[3];
+        }
+    }
+    fast_ready = 1;
+done:
+    ubrk_close(iterator);
+}
+
+/* Whether the tables stand for `locale`'s rules: no keyword and not Chinese, Japanese or Korean. */
+static int fast_locale(const char *locale) {
+    if (!locale) return 1;
+    if (strchr(locale, '@')) return 0;
+    return strncmp(locale, "zh", 2) != 0 && strncmp(locale, "ja", 2) != 0 && strncmp(locale, "ko", 2) != 0
+        && strncmp(locale, "yue", 3) != 0;
+}
+
+/* The flags from the tables, or -1 (flags untouched) when the text is left to ICU. */
+static int32_t fast_line_break_flags(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags) {
+    if (length <= 0 || !fast_locale(locale)) return -1;
+    pthread_once(&fast_once, build_fast_tables);
+    if (!fast_ready) return -1;
+    for (int32_t i = 0; i < length; i++) {
+        uint16_t unit = text[i];
+        if (unit >= FAST_LIMIT || fast_class[unit] == 0) return -1;
+        if (unit == '-' && (i == 0 || text[i - 1] == 0x20)) return -1;
+    }
+    if (text[0] == 0x20) return -1;
+    int before = fast_class[text[0]];
+    int spaces = 0;
+    int32_t count = 1;
+    for (int32_t i = 1; i < length; i++) {
+        uint16_t unit = text[i];
+        if (unit == 0x20) {
+            spaces = 1;
+            continue;
+        }
+        int now = fast_class[unit];
+        uint8_t allowed = spaces ? fast_spaced[before][now] : fast_direct[before][now];
+        flags[i] = allowed;
+        count += allowed;
+        before = now;
+        spaces = 0;
+    }
+    flags[length] = 1;
+    return count;
+}
+
 int32_t quire_line_break_flags(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags) {
+    int32_t fast = fast_line_break_flags(text, length, locale, flags);
+    if (fast >= 0) return fast;
+    return quire_line_break_flags_icu(text, length, locale, flags);
+}
+
+int32_t quire_line_break_flags_icu(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags) {
     UBreakIterator *iterator = line_iterator(text, length, locale);
     if (!iterator) return -1;
     int32_t count = 0;

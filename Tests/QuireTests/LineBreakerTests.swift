@@ -11,6 +11,7 @@ import QuireLayout
 import QuirePaint
 import QuirePDF
 import QuirePositions
+import CQuireICU
 import XCTest
 
 final class LineBreakerTests: XCTestCase {
@@ -264,6 +265,41 @@ final class TextTests: XCTestCase {
         let family = "👨‍👩‍👧"
         XCTAssertEqual(breaks(family), [family.utf16.count])
         XCTAssertTrue(LineBreakOpportunities.find(in: Array("a\u{2028}b".utf16), language: nil).contains { $0.mandatory })
+    }
+
+    /// The usual paragraph (letters, spaces, common punctuation) is answered from pair tables asked
+    /// of ICU; the answer must be the rule engine's. Random text over the tables' characters, with
+    /// a few outside them (digits, a newline, CJK, other dashes: those go to ICU), in locales that
+    /// use the tables and some that do not.
+    func testLineBreakTablesGiveICUsBreaks() {
+        let letters = Array(UInt16(0x41)...0x5A) + Array(UInt16(0x61)...0x7A) + (UInt16(0xC0)...0xFF).filter { $0 != 0xD7 && $0 != 0xF7 }
+        let punctuation: [UInt16] = Array(",.:;!?'\"()[]-/&*".utf16) + [0x2018, 0x2019, 0x201C, 0x201D, 0x2013, 0x2014, 0x2026, 0x2060, 0xA0, 0xAD]
+        let outside: [UInt16] = Array("09$%+\n".utf16) + [0x4E2D, 0x3002, 0x2010, 0x2011, 0x05D0, 0x0301]
+        var random = LineBreakerTests.SplitMix(state: 0x11AE)
+        var compared = 0
+        for locale in ["", "en", "fr", "de", "ru", "ja", "zh", "en@lb=strict"] {
+            for _ in 0..<25_000 {
+                let length = random.int(1...40)
+                let withOutsider = random.int(0...19) == 0
+                var text: [UInt16] = (0..<length).map { _ in
+                    switch random.int(0...9) {
+                    case 0...2: return 0x20
+                    case 3...5: return punctuation[random.int(0...(punctuation.count - 1))]
+                    default: return letters[random.int(0...(letters.count - 1))]
+                    }
+                }
+                if withOutsider { text[random.int(0...(length - 1))] = outside[random.int(0...(outside.count - 1))] }
+                var tables = [UInt8](repeating: 0, count: length + 1)
+                var icu = [UInt8](repeating: 0, count: length + 1)
+                let fromTables = quire_line_break_flags(text, Int32(length), locale, &tables)
+                let fromICU = quire_line_break_flags_icu(text, Int32(length), locale, &icu)
+                XCTAssertEqual(tables, icu, "\(locale): \(text.map { String($0, radix: 16) })")
+                XCTAssertEqual(fromTables, fromICU)
+                if tables != icu { return }
+                compared += 1
+            }
+        }
+        XCTAssertEqual(compared, 200_000)
     }
 
     /// ICU 72 ignores the `lw` keyword, so CSS word-break is applied over its breaks.

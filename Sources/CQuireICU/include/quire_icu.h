@@ -14,6 +14,9 @@ int32_t quire_line_breaks(const uint16_t *text, int32_t length, const char *loca
 /// The same opportunities as flags: sets `flags[offset]` to 1 for each break offset (`flags` holds
 /// length + 1 bytes). Returns the number of breaks, or -1 on an ICU error.
 int32_t quire_line_break_flags(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags);
+/// The same from ICU's rule engine alone (`quire_line_break_flags` answers the usual paragraph of
+/// Latin letters and punctuation from tables; the tests compare the two).
+int32_t quire_line_break_flags_icu(const uint16_t *text, int32_t length, const char *locale, uint8_t *flags);
 /* CSS word-break over flags from quire_line_break_flags: rule 1 break-all, 2 keep-all. */
 void quire_apply_word_break(const uint16_t *text, int32_t length, int32_t rule, uint8_t *flags);
 
