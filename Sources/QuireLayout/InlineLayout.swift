@@ -322,6 +322,11 @@ final class InlineLayout {
                 /// The segment's face, by index into the chapter's face table (-1 until its first character).
                 var segmentFace: Int32 = -1
                 var segmentUpright = false
+                if !vertical {
+                    // The usual word, in one tight pass; the loop below goes on from where it stops.
+                    end = Self.latinWordEnd(text, breaks, levels, from: index, to: run.end, level: level, coverage: primaryLatin)
+                    if end > index { segmentFace = primaryIndex }
+                }
                 while end < run.end {
                     let current = text[end]
                     if current == 0x20 || current == 0x2028 || current == 0x0A || (current == 0xFFFC && hasAtoms && paragraph.atoms[end] != nil) { break }
@@ -392,6 +397,31 @@ final class InlineLayout {
         }
         if !paragraph.inlineBoxes.isEmpty { addInlineEdges(&result, paragraph) }
         return result
+    }
+
+    /// Where a word of Latin-1 characters in the primary face (`coverage`) that starts at `start`
+    /// ends: before a space, a newline, a character above U+00FF or one the face lacks, a break
+    /// opportunity or a level change. The general loop of `segments` stops at the same place one
+    /// character at a time (nearly every character of a European book is in such a word).
+    private static func latinWordEnd(
+        _ text: [UInt16], _ breaks: [Bool], _ levels: [UInt8], from start: Int, to limit: Int, level: UInt8,
+        coverage: (UInt64, UInt64, UInt64, UInt64)
+    ) -> Int {
+        text.withUnsafeBufferPointer { text in
+            breaks.withUnsafeBufferPointer { breaks in
+                levels.withUnsafeBufferPointer { levels in
+                    var end = start
+                    while end < limit {
+                        let unit = text[end]
+                        if unit == 0x20 || unit == 0x0A || unit >= 0x100 { break }
+                        if end > start && (breaks[end] || levels[end] != level) { break }
+                        guard FontFace.covers(latin: coverage, unit) || unit == 0xAD else { break }
+                        end += 1
+                    }
+                    return end
+                }
+            }
+        }
     }
 
     /// A `text-combine-upright: all` run of vertical text as one unbreakable segment, set

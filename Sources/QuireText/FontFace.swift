@@ -123,8 +123,9 @@ public final class FontFace: @unchecked Sendable {
         return glyph(for: scalar) != nil
     }
 
-    /// Whether a Latin-1 unit (below U+0100) is in a face's `latinCoverage`.
-    @inline(__always)
+    /// Whether a Latin-1 unit (below U+0100) is in a face's `latinCoverage` (inlinable: layout
+    /// asks for every character of a paragraph).
+    @inlinable @inline(__always)
     public static func covers(latin coverage: (UInt64, UInt64, UInt64, UInt64), _ unit: UInt16) -> Bool {
         let word: UInt64
         switch unit >> 6 {

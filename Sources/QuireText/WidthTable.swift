@@ -13,27 +13,33 @@ enum WidthKey {
     init?(units buffer: UnsafeBufferPointer<UInt16>, tag: Int) {
         let count = buffer.count
         guard count <= TextKey.inlineUnits else { return nil }
-        var bytes: UInt64 = 0
-        var rest: UInt64 = 0
-        var narrow = tag < 1 << 27
+        // Nearly every word is narrow: its bytes are packed first, the units only when one is not.
+        if tag < 1 << 27 {
+            var bytes: UInt64 = 0
+            var rest: UInt64 = 0
+            var narrow = true
+            for index in 0..<count {
+                guard let code = Self.byte(UInt64(buffer[index])) else {
+                    narrow = false
+                    break
+                }
+                if index < 8 { bytes |= code << UInt64(index * 8) } else { rest |= code << UInt64((index - 8) * 8) }
+            }
+            if narrow {
+                self = .narrow(low: bytes, high: rest | UInt64(count) << 32 | UInt64(tag) << 36)
+                return
+            }
+        }
         var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
         for index in 0..<count {
-            let unit = UInt64(buffer[index])
-            let shifted = unit << UInt64((index & 3) * 16)
+            let shifted = UInt64(buffer[index]) << UInt64((index & 3) * 16)
             switch index >> 2 {
             case 0: packed.0 |= shifted
             case 1: packed.1 |= shifted
             default: packed.2 |= shifted
             }
-            guard narrow else { continue }
-            if let code = Self.byte(unit) {
-                if index < 8 { bytes |= code << UInt64(index * 8) } else { rest |= code << UInt64((index - 8) * 8) }
-            } else {
-                narrow = false
-            }
         }
-        let countAndTag = UInt64(count) | UInt64(truncatingIfNeeded: tag) << 16
-        self = narrow ? .narrow(low: bytes, high: rest | UInt64(count) << 32 | UInt64(tag) << 36) : .wide(countAndTag: countAndTag, packed: packed)
+        self = .wide(countAndTag: UInt64(count) | UInt64(truncatingIfNeeded: tag) << 16, packed: packed)
     }
 
     /// Byte codes for the punctuation outside Latin-1 (0x80–0x9F are C1 controls, never in text;
