@@ -146,8 +146,8 @@ public final class BatchRunner {
             ("engine", .string(PositionMap.engineVersion)), ("quire", .string(QuireVersion.string)),
             ("book", .object([("sha256", .string(item.sha256)), ("title", .optional(report.map.book.title))])),
             ("profile", .string(item.profile.name)), ("settings", item.profile.settingsJSON),
+            // No timing: two runs that make the same item write the same bytes (the log has the time).
             ("pageCount", .int(report.pageCount)), ("painted", .int(report.painted)),
-            ("seconds", .double((seconds * 1000).rounded() / 1000)),
         ])
         do {
             try FileSystem.writeAtomically(done.serializedBytes(pretty: true) + [10], to: partial + "/done.json")
