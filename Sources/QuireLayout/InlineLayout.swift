@@ -1329,6 +1329,65 @@ final class InlineLayout {
         return lines
     }
 
+    /// Map-only layout's line (no ruby on it): the height, text range and width `makeLine` finds,
+    /// from the same pieces (adjacent text segments of one style, face, level and orientation
+    /// merged, as there), gathered one at a time instead of built into arrays; nothing is shaped.
+    private func measuredLine(
+        _ paragraph: Paragraph, anchor: Int?, segments: [Segment], indices: [Int], glue: [Double], spaceAfter: [Double], indent: Double,
+        strut: Metrics
+    ) -> LineBox {
+        var extent = strut
+        var start = Int.max
+        var end = 0
+        var used = 0.0
+        var lastMetrics: (style: Int, face: Int32) = (-1, -1)
+        /// The piece being gathered (its first segment, with `end` and `after` moved on as segments merge).
+        var piece: Segment? = nil
+        var pieceAfter = 0.0
+        var pieceWidth = 0.0
+        func close(_ piece: Segment) {
+            if piece.kind == .text, piece.face >= 0, lastMetrics.style != piece.style || lastMetrics.face != piece.face {
+                let m = pieceMetrics(style: piece.style, face: piece.face)
+                extent.top = max(extent.top, m.top)
+                extent.bottom = max(extent.bottom, m.bottom)
+                lastMetrics = (piece.style, piece.face)
+            }
+            if piece.kind == .atom {
+                let size = atomSize(paragraph.atoms[piece.start]!)
+                extent.top = max(extent.top, size.height + baselineShift(styles[piece.style]))
+            }
+            if piece.end > piece.start {
+                start = min(start, Int(paragraph.sources[piece.start]))
+                end = max(end, Int(paragraph.sources[piece.end - 1]) + 1)
+            }
+            used += pieceWidth
+        }
+        for (position, index) in indices.enumerated() {
+            let segment = segments[index]
+            let after = spaceAfter.isEmpty ? 0 : spaceAfter[position]
+            if segment.kind == .text, var last = piece, last.kind == .text, pieceAfter == 0, last.end == segment.start, last.style == segment.style,
+                last.face == segment.face, last.level == segment.level, last.upright == segment.upright, !segment.boxBoundary,
+                !segment.combined, !last.combined
+            {
+                last.end = segment.end
+                piece = last
+                pieceAfter = after
+                continue
+            }
+            if let piece { close(piece) }
+            piece = segment
+            pieceAfter = after
+            pieceWidth = (segment.kind == .space && !glue[position].isNaN ? glue[position] : segment.width) + after
+        }
+        if let piece { close(piece) }
+        if start == Int.max {
+            start = anchor ?? Int(paragraph.sources.first ?? Int32(paragraph.startOffset))
+            end = start
+        }
+        let lineLeft = paragraph.blockStyle.direction == .rtl ? 0 : indent
+        return LineBox(height: extent.top + extent.bottom, baseline: extent.top, items: [], start: start, end: end, left: lineLeft, width: used)
+    }
+
     private func makeLine(
         _ paragraph: Paragraph, anchor: Int?, segments: [Segment], indices: [Int], glue: [Double], spaceAfter: [Double], hyphenStyle: Int?,
         available: Double,
@@ -1343,6 +1402,9 @@ final class InlineLayout {
             paragraph.strutFace = strutFace
         }
         var extent = metrics(blockStyle, face: strutFace)
+        if !buildItems && paragraph.annotations.isEmpty {
+            return measuredLine(paragraph, anchor: anchor, segments: segments, indices: indices, glue: glue, spaceAfter: spaceAfter, indent: indent, strut: extent)
+        }
 
         // Pieces in logical order: merged text runs, spaces, atoms.
         // (The one-byte fields sit together so that a piece packs into 64 bytes.)
