@@ -802,6 +802,10 @@ struct SelectorMatcher {
             return !list.contains { matches($0, element) }
         case .isMatch(let list):
             return list.contains { matches($0, element) }
+        case .nth(0, 1, false, let fromEnd, nil):
+            // :first-child and :last-child (a book's stylesheet has them, seldom any other :nth-*):
+            // no element sibling before (after) it, without building every sibling's place.
+            return (fromEnd ? table.nextSibling[e] : table.previousSibling[e]) < 0
         case .nth(let a, let b, let ofType, let fromEnd, let of):
             var position = 1
             var s = fromEnd ? table.nextSibling[e] : table.previousSibling[e]
