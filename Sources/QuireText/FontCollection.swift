@@ -228,11 +228,31 @@ public final class FontCollection: @unchecked Sendable {
     /// fontconfig keeps only the first.
     private static let fontconfigLoaded: Bool = FcInit() != 0
 
-    private func queryFontconfig(scalar: Unicode.Scalar, generic: String, request: FontRequest) -> FontFace? {
-        guard Self.fontconfigLoaded, let pattern = FcPatternCreate() else { return nil }
-        defer { FcPatternDestroy(pattern) }
-        let region = Self.cjkRegion(request.language)
-        for family in FontCollection.fallbackFamilies[generic] ?? [] {
+    /// The system's and the application's fonts (the sets FcFontSort sorts) that have `codepoint`,
+    /// in their order, as a set holding a reference to each.
+    private static func fontsCovering(_ codepoint: UInt32) -> UnsafeMutablePointer<FcFontSet>? {
+        guard let covering = FcFontSetCreate() else { return nil }
+        for which in [FcSetSystem, FcSetApplication] {
+            guard let fonts = FcConfigGetFonts(nil, which) else { continue }
+            for index in 0..<Int(fonts.pointee.nfont) {
+                guard let font = fonts.pointee.fonts[index] else { continue }
+                var charset: OpaquePointer?
+                guard FcPatternGetCharSet(font, FC_CHARSET, 0, &charset) == FcResultMatch, FcCharSetHasChar(charset, codepoint) != 0 else {
+                    continue
+                }
+                FcPatternReference(font)
+                if FcFontSetAdd(covering, font) == 0 { FcPatternDestroy(font) }
+            }
+        }
+        return covering
+    }
+
+    /// The fontconfig pattern of a fallback query: the generic family's preferred families, the
+    /// character, the language and the style, with the configuration's substitutions.
+    private static func fallbackPattern(scalar: Unicode.Scalar, generic: String, request: FontRequest) -> OpaquePointer? {
+        guard fontconfigLoaded, let pattern = FcPatternCreate() else { return nil }
+        let region = cjkRegion(request.language)
+        for family in fallbackFamilies[generic] ?? [] {
             FcPatternAddString(pattern, FC_FAMILY, family.hasSuffix(" CJK JP") ? String(family.dropLast(2)) + region : family)
         }
         FcPatternAddString(pattern, FC_FAMILY, generic)
@@ -247,9 +267,29 @@ public final class FontCollection: @unchecked Sendable {
         FcPatternAddInteger(pattern, FC_SLANT, request.italic ? Int32(FC_SLANT_ITALIC) : Int32(FC_SLANT_ROMAN))
         FcConfigSubstitute(nil, pattern, FcMatchPattern)
         FcDefaultSubstitute(pattern)
+        return pattern
+    }
+
+    /// The fonts that have the character, best first, as FcFontSort (trimmed) lists them. Sorted
+    /// from those fonts alone: the charset outranks every other criterion a request sets, so they
+    /// head FcFontSort's list in the order they keep among themselves, and scoring only them (not
+    /// every font of the system for each new character, which was most of a Chinese book's
+    /// layout) gives the same fonts in the same order. `fromAllFonts` asks FcFontSort itself, for
+    /// the test that holds the two to the same answer.
+    private static func sortedFallbacks(_ pattern: OpaquePointer, scalar: Unicode.Scalar, fromAllFonts: Bool = false) -> [(file: String, index: Int, weight: Int32)] {
         var result = FcResultNoMatch
-        guard let set = FcFontSort(nil, pattern, 1, nil, &result) else { return nil }
+        let set: UnsafeMutablePointer<FcFontSet>?
+        if fromAllFonts {
+            set = FcFontSort(nil, pattern, 1, nil, &result)
+        } else {
+            guard let covering = fontsCovering(scalar.value) else { return [] }
+            defer { FcFontSetDestroy(covering) }
+            var sets: [UnsafeMutablePointer<FcFontSet>?] = [covering]
+            set = FcFontSetSort(nil, &sets, 1, pattern, 1, nil, &result)
+        }
+        guard let set else { return [] }
         defer { FcFontSetDestroy(set) }
+        var fonts: [(file: String, index: Int, weight: Int32)] = []
         for index in 0..<Int(set.pointee.nfont) {
             guard let font = set.pointee.fonts[index] else { continue }
             var fontCharset: OpaquePointer?
@@ -262,10 +302,26 @@ public final class FontCollection: @unchecked Sendable {
             FcPatternGetInteger(font, FC_INDEX, 0, &faceIndex)
             var weight: Int32 = 0
             FcPatternGetInteger(font, FC_WEIGHT, 0, &weight)
-            let path = String(cString: file)
+            fonts.append((String(cString: file), Int(faceIndex), weight))
+        }
+        return fonts
+    }
+
+    /// The font files (path#index), best first, that a fallback for `scalar` is chosen from: from
+    /// the fonts that have it, or from FcFontSort over every font (`fromAllFonts`, for the test).
+    static func fallbackFiles(for scalar: Unicode.Scalar, generic: String, request: FontRequest, fromAllFonts: Bool) -> [String] {
+        guard let pattern = fallbackPattern(scalar: scalar, generic: generic, request: request) else { return [] }
+        defer { FcPatternDestroy(pattern) }
+        return sortedFallbacks(pattern, scalar: scalar, fromAllFonts: fromAllFonts).map { "\($0.file)#\($0.index)" }
+    }
+
+    private func queryFontconfig(scalar: Unicode.Scalar, generic: String, request: FontRequest) -> FontFace? {
+        guard let pattern = Self.fallbackPattern(scalar: scalar, generic: generic, request: request) else { return nil }
+        defer { FcPatternDestroy(pattern) }
+        for font in Self.sortedFallbacks(pattern, scalar: scalar) {
             // Bitmap and Type 1 fonts cannot be shaped well; skip them.
-            if path.hasSuffix(".pcf.gz") || path.hasSuffix(".pfb") { continue }
-            if let face = try? face(file: path, index: Int(faceIndex), bold: weight >= Int32(FC_WEIGHT_BOLD), italic: request.italic),
+            if font.file.hasSuffix(".pcf.gz") || font.file.hasSuffix(".pfb") { continue }
+            if let face = try? face(file: font.file, index: font.index, bold: font.weight >= Int32(FC_WEIGHT_BOLD), italic: request.italic),
                 face.covers(scalar)
             {
                 return face
