@@ -91,6 +91,9 @@ public final class FontCollection: @unchecked Sendable {
     private let lock = Lock()
     private var faces: [String: FontFace] = [:]
     private var fallbackCache: [FallbackKey: FontFace?] = [:]
+    /// Fallback queries without their character, substituted by the configuration once per family,
+    /// style and language (fontconfig's substitution was most of a query's cost).
+    private var fallbackPatterns: [FallbackPatternKey: OpaquePointer] = [:]
     public private(set) var warnings: [Warning] = []
 
     struct FallbackKey: Hashable {
@@ -99,6 +102,17 @@ public final class FontCollection: @unchecked Sendable {
         var italic: Bool
         var language: String
         var scalar: UInt32
+    }
+
+    struct FallbackPatternKey: Hashable {
+        var generic: String
+        var bold: Bool
+        var italic: Bool
+        var language: String
+    }
+
+    deinit {
+        for pattern in fallbackPatterns.values { FcPatternDestroy(pattern) }
     }
 
     public init(fontsDirectory: String? = nil) throws {
@@ -248,18 +262,21 @@ public final class FontCollection: @unchecked Sendable {
     }
 
     /// The fontconfig pattern of a fallback query: the generic family's preferred families, the
-    /// character, the language and the style, with the configuration's substitutions.
-    private static func fallbackPattern(scalar: Unicode.Scalar, generic: String, request: FontRequest) -> OpaquePointer? {
+    /// character (when given: FcFontSort's query), the language and the style, with the
+    /// configuration's substitutions.
+    private static func fallbackPattern(scalar: Unicode.Scalar?, generic: String, request: FontRequest) -> OpaquePointer? {
         guard fontconfigLoaded, let pattern = FcPatternCreate() else { return nil }
         let region = cjkRegion(request.language)
         for family in fallbackFamilies[generic] ?? [] {
             FcPatternAddString(pattern, FC_FAMILY, family.hasSuffix(" CJK JP") ? String(family.dropLast(2)) + region : family)
         }
         FcPatternAddString(pattern, FC_FAMILY, generic)
-        let charset = FcCharSetCreate()
-        FcCharSetAddChar(charset, scalar.value)
-        FcPatternAddCharSet(pattern, FC_CHARSET, charset)
-        FcCharSetDestroy(charset)
+        if let scalar {
+            let charset = FcCharSetCreate()
+            FcCharSetAddChar(charset, scalar.value)
+            FcPatternAddCharSet(pattern, FC_CHARSET, charset)
+            FcCharSetDestroy(charset)
+        }
         if let language = request.language, !language.isEmpty {
             FcPatternAddString(pattern, FC_LANG, language.lowercased())
         }
@@ -270,63 +287,113 @@ public final class FontCollection: @unchecked Sendable {
         return pattern
     }
 
-    /// The fonts that have the character, best first, as FcFontSort (trimmed) lists them. Sorted
-    /// from those fonts alone: the charset outranks every other criterion a request sets, so they
-    /// head FcFontSort's list in the order they keep among themselves, and scoring only them (not
-    /// every font of the system for each new character, which was most of a Chinese book's
-    /// layout) gives the same fonts in the same order. `fromAllFonts` asks FcFontSort itself, for
-    /// the test that holds the two to the same answer.
-    private static func sortedFallbacks(_ pattern: OpaquePointer, scalar: Unicode.Scalar, fromAllFonts: Bool = false) -> [(file: String, index: Int, weight: Int32)] {
+    /// The substituted query of `fallbackPattern` without a character, made once per family, style
+    /// and language. Sorting fonts that all have the character, the character set in the query
+    /// scores them alike, and no configuration rule tests a query's character set, so the order is
+    /// the one the query with the character gets (the test compares the two).
+    private func fallbackPattern(generic: String, request: FontRequest) -> OpaquePointer? {
+        let key = FallbackPatternKey(generic: generic, bold: request.bold, italic: request.italic, language: request.language ?? "")
+        lock.lock()
+        if let known = fallbackPatterns[key] {
+            lock.unlock()
+            return known
+        }
+        lock.unlock()
+        guard let made = Self.fallbackPattern(scalar: nil, generic: generic, request: request) else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        if let known = fallbackPatterns[key] {
+            FcPatternDestroy(made)
+            return known
+        }
+        fallbackPatterns[key] = made
+        return made
+    }
+
+    /// The fonts that have the character, best first, as FcFontSort (trimmed) lists them, handed
+    /// to `visit` until it returns true. Sorted from those fonts alone: the charset outranks every
+    /// other criterion a request sets, so they head FcFontSort's list in the order they keep among
+    /// themselves, and scoring only them (not every font of the system for each new character,
+    /// which was most of a Chinese book's layout) gives the same fonts in the same order.
+    /// FcFontSort's trimming (a font that adds no character to those before it is left out) is
+    /// done here as it does it, and only as far as the caller looks: the first font, nearly always
+    /// the one taken, is never trimmed, and merging CJK fonts' charsets cost more than the sort.
+    /// `fromAllFonts` asks FcFontSort itself, for the test that holds the two to the same answer.
+    private static func visitFallbacks(
+        _ pattern: OpaquePointer, scalar: Unicode.Scalar, fromAllFonts: Bool = false, _ visit: (_ file: String, _ index: Int, _ weight: Int32) -> Bool
+    ) {
         var result = FcResultNoMatch
         let set: UnsafeMutablePointer<FcFontSet>?
         if fromAllFonts {
             set = FcFontSort(nil, pattern, 1, nil, &result)
         } else {
-            guard let covering = fontsCovering(scalar.value) else { return [] }
+            guard let covering = fontsCovering(scalar.value) else { return }
             defer { FcFontSetDestroy(covering) }
             var sets: [UnsafeMutablePointer<FcFontSet>?] = [covering]
-            set = FcFontSetSort(nil, &sets, 1, pattern, 1, nil, &result)
+            set = FcFontSetSort(nil, &sets, 1, pattern, 0, nil, &result)
         }
-        guard let set else { return [] }
+        guard let set else { return }
         defer { FcFontSetDestroy(set) }
-        var fonts: [(file: String, index: Int, weight: Int32)] = []
+        /// The characters of the fonts before (FcFontSort merges every font's, kept or not).
+        var union: OpaquePointer? = nil
+        defer { if let union { FcCharSetDestroy(union) } }
         for index in 0..<Int(set.pointee.nfont) {
             guard let font = set.pointee.fonts[index] else { continue }
             var fontCharset: OpaquePointer?
-            guard FcPatternGetCharSet(font, FC_CHARSET, 0, &fontCharset) == FcResultMatch,
-                FcCharSetHasChar(fontCharset, scalar.value) != 0
-            else { continue }
+            guard FcPatternGetCharSet(font, FC_CHARSET, 0, &fontCharset) == FcResultMatch else { continue }
+            if !fromAllFonts && index > 0 {
+                if union == nil {
+                    union = FcCharSetCreate()
+                    var first: OpaquePointer?
+                    if let head = set.pointee.fonts[0], FcPatternGetCharSet(head, FC_CHARSET, 0, &first) == FcResultMatch {
+                        FcCharSetMerge(union, first, nil)
+                    }
+                }
+                var adds: FcBool = 0
+                FcCharSetMerge(union, fontCharset, &adds)
+                if adds == 0 { continue }
+            }
+            guard FcCharSetHasChar(fontCharset, scalar.value) != 0 else { continue }
             var file: UnsafeMutablePointer<FcChar8>?
             guard FcPatternGetString(font, FC_FILE, 0, &file) == FcResultMatch, let file else { continue }
             var faceIndex: Int32 = 0
             FcPatternGetInteger(font, FC_INDEX, 0, &faceIndex)
             var weight: Int32 = 0
             FcPatternGetInteger(font, FC_WEIGHT, 0, &weight)
-            fonts.append((String(cString: file), Int(faceIndex), weight))
+            if visit(String(cString: file), Int(faceIndex), weight) { return }
         }
-        return fonts
     }
 
     /// The font files (path#index), best first, that a fallback for `scalar` is chosen from: from
     /// the fonts that have it, or from FcFontSort over every font (`fromAllFonts`, for the test).
-    static func fallbackFiles(for scalar: Unicode.Scalar, generic: String, request: FontRequest, fromAllFonts: Bool) -> [String] {
-        guard let pattern = fallbackPattern(scalar: scalar, generic: generic, request: request) else { return [] }
-        defer { FcPatternDestroy(pattern) }
-        return sortedFallbacks(pattern, scalar: scalar, fromAllFonts: fromAllFonts).map { "\($0.file)#\($0.index)" }
+    func fallbackFiles(for scalar: Unicode.Scalar, generic: String, request: FontRequest, fromAllFonts: Bool) -> [String] {
+        var files: [String] = []
+        let visit: (String, Int, Int32) -> Bool = { file, index, _ in
+            files.append("\(file)#\(index)")
+            return false
+        }
+        if fromAllFonts {
+            guard let pattern = Self.fallbackPattern(scalar: scalar, generic: generic, request: request) else { return [] }
+            defer { FcPatternDestroy(pattern) }
+            Self.visitFallbacks(pattern, scalar: scalar, fromAllFonts: true, visit)
+        } else if let pattern = fallbackPattern(generic: generic, request: request) {
+            Self.visitFallbacks(pattern, scalar: scalar, visit)
+        }
+        return files
     }
 
     private func queryFontconfig(scalar: Unicode.Scalar, generic: String, request: FontRequest) -> FontFace? {
-        guard let pattern = Self.fallbackPattern(scalar: scalar, generic: generic, request: request) else { return nil }
-        defer { FcPatternDestroy(pattern) }
-        for font in Self.sortedFallbacks(pattern, scalar: scalar) {
+        guard let pattern = fallbackPattern(generic: generic, request: request) else { return nil }
+        var found: FontFace? = nil
+        Self.visitFallbacks(pattern, scalar: scalar) { file, index, weight in
             // Bitmap and Type 1 fonts cannot be shaped well; skip them.
-            if font.file.hasSuffix(".pcf.gz") || font.file.hasSuffix(".pfb") { continue }
-            if let face = try? face(file: font.file, index: font.index, bold: font.weight >= Int32(FC_WEIGHT_BOLD), italic: request.italic),
-                face.covers(scalar)
-            {
-                return face
+            if file.hasSuffix(".pcf.gz") || file.hasSuffix(".pfb") { return false }
+            if let face = try? face(file: file, index: index, bold: weight >= Int32(FC_WEIGHT_BOLD), italic: request.italic), face.covers(scalar) {
+                found = face
+                return true
             }
+            return false
         }
-        return nil
+        return found
     }
 }
