@@ -408,8 +408,10 @@ struct BoxTreeBuilder {
                 continue
             }
             guard let childElement = tree.element(child) else { continue }
-            let elementStyle = styles.style(of: child)
-            let style = elementStyle.style
+            // The computed style alone: the whole ElementStyle (pseudo-elements' styles too) is
+            // copied only for the children that become blocks (MathML's many inline elements made
+            // those copies a tenth of a chapter's layout).
+            let style = styles.computedStyle(of: child)
             if style.display == .none { continue }
             // Absolutely positioned far off the page: hidden on purpose (Standard Ebooks' title pages).
             if style.position == .absolute || style.position == .fixed, Self.isOffscreen(style) { continue }
@@ -434,7 +436,7 @@ struct BoxTreeBuilder {
                 // A floated element (a line number, a note's label): its own block, placed beside the
                 // paragraph it sits in, like a floated picture. A positioned one leaves the
                 // paragraph the same way.
-                context.pendingFloats.append(.block(buildBlock(childElement, elementStyle)))
+                context.pendingFloats.append(.block(buildBlock(childElement, styles.style(of: child))))
                 if context.paragraph == nil { context.flushParagraph(endOffset: nil) }
                 continue
             }
@@ -443,12 +445,13 @@ struct BoxTreeBuilder {
                 context.flushParagraph(endOffset: nil)
                 context.flow.append(.table(buildTable(childElement, style)))
             case .ruby:
-                if let before = elementStyle.before { appendGenerated(before, &context) }
+                let generated = styles.generated(of: child)
+                if let before = generated.before { appendGenerated(before, &context) }
                 buildRuby(childElement, style, &context)
-                if let after = elementStyle.after { appendGenerated(after, &context) }
+                if let after = generated.after { appendGenerated(after, &context) }
             case .inlineBlock where hasBlockChildren(childElement) || standsAlone(childElement, after: context.paragraph):
                 context.flushParagraph(endOffset: nil)
-                var block = buildBlock(childElement, elementStyle)
+                var block = buildBlock(childElement, styles.style(of: child))
                 block.shrinkToFit = context.blockStyle.textAlign
                 block.markFitted()
                 context.flow.append(.block(block))
@@ -469,9 +472,10 @@ struct BoxTreeBuilder {
                     let paragraph = context.currentParagraph(offset: document.textOffset(atElement: childElement.id))
                     combined = (paragraph, paragraph.text.count)
                 }
-                if let before = elementStyle.before { appendGenerated(before, &context) }
+                let generated = styles.generated(of: child)
+                if let before = generated.before { appendGenerated(before, &context) }
                 buildChildren(of: childElement, inlineStyle: style.display == .contents ? inlineStyle : style, &context)
-                if let after = elementStyle.after { appendGenerated(after, &context) }
+                if let after = generated.after { appendGenerated(after, &context) }
                 if let combined, context.paragraph === combined.paragraph, combined.paragraph.text.count > combined.start {
                     combined.paragraph.combinedRanges.append(combined.start..<combined.paragraph.text.count)
                 }
@@ -485,7 +489,7 @@ struct BoxTreeBuilder {
                 }
             default:
                 context.flushParagraph(endOffset: nil)
-                context.flow.append(.block(buildBlock(childElement, elementStyle)))
+                context.flow.append(.block(buildBlock(childElement, styles.style(of: child))))
                 context.lastWasSpace = true
             }
         }
@@ -510,7 +514,7 @@ struct BoxTreeBuilder {
                 continue
             }
             guard tree.element(node) != nil else { continue }
-            let display = styles.style(of: node).style.display
+            let display = styles.display(of: node)
             if display == .none { continue }
             if display.isBlockLevel {
                 context.flushParagraph(endOffset: nil)
@@ -550,7 +554,7 @@ struct BoxTreeBuilder {
             }
             guard seen else { continue }
             if document.tree.element(sibling) != nil {
-                let display = styles.style(of: sibling).style.display
+                let display = styles.display(of: sibling)
                 if display.isBlockLevel { return true }
                 if display != .none { return false }
             } else if document.tree.text(of: sibling).contains(where: { !$0.isWhitespace }) {
@@ -562,7 +566,7 @@ struct BoxTreeBuilder {
 
     private func hasBlockChildren(_ element: XMLElement) -> Bool {
         document.tree.childIDs(of: element.id).contains { child in
-            document.tree.element(child) != nil && styles.style(of: child).style.display.isBlockLevel
+            document.tree.element(child) != nil && styles.display(of: child).isBlockLevel
         }
     }
 
@@ -582,8 +586,8 @@ struct BoxTreeBuilder {
         let paragraph = context.currentParagraph(offset: document.textOffset(atElement: element.id))
         var baseStart = paragraph.text.count
         for child in tree.childIDs(of: element.id) {
-            if let childElement = tree.element(child), styles.style(of: child).style.display == .rubyText {
-                let annotationStyle = styles.style(of: child).style
+            if let childElement = tree.element(child), styles.display(of: child) == .rubyText {
+                let annotationStyle = styles.computedStyle(of: child)
                 let text = childElement.textContent.collapsingWhitespace()
                 let base = baseStart..<paragraph.text.count
                 if !text.isEmpty, !base.isEmpty, annotationStyle.visibility == .visible {
@@ -614,9 +618,9 @@ struct BoxTreeBuilder {
         var groupBackground = Color.transparent
         /// A `col` (or a `colgroup` without any) stands for `span` columns of its width.
         func collectColumns(_ element: XMLElement, _ style: ComputedStyle) {
-            let columns = element.elementChildren.filter { styles.style(of: $0.id).style.display == .tableColumn }
+            let columns = element.elementChildren.filter { styles.display(of: $0.id) == .tableColumn }
             if style.display == .tableColumnGroup, !columns.isEmpty {
-                for column in columns { collectColumns(column, styles.style(of: column.id).style) }
+                for column in columns { collectColumns(column, styles.computedStyle(of: column.id)) }
                 return
             }
             let span = max(1, min(1000, Int(element.attribute("span")?.trimmingWhitespace() ?? "") ?? 1))
@@ -631,7 +635,7 @@ struct BoxTreeBuilder {
                 case .tableRow:
                     var cells: [BlockNode] = []
                     let rowBackground = childStyle.style.backgroundColor.isTransparent ? groupBackground : childStyle.style.backgroundColor
-                    for cell in child.elementChildren where styles.style(of: cell.id).style.display != .none {
+                    for cell in child.elementChildren where styles.display(of: cell.id) != .none {
                         // Columns are sized for their cells' content, padding included: it never gives way.
                         var block = buildBlock(cell, styles.style(of: cell.id))
                         block.fitsItsContent = true

@@ -118,6 +118,19 @@ public struct DocumentStyles: Sendable {
         return computed[Int(nodeStyle[index])]
     }
 
+    /// An element's `display`, read in place (an `ElementStyle` is several computed styles long).
+    public func display(of node: NodeID) -> Display {
+        let index = Int(node.index)
+        guard index >= 0, index < nodeStyle.count, nodeStyle[index] >= 0 else { return ComputedStyle().display }
+        return computed[Int(nodeStyle[index])].display
+    }
+
+    /// An element's `::before` and `::after` content (nil for none), without its other styles.
+    public func generated(of element: NodeID) -> (before: GeneratedContent?, after: GeneratedContent?) {
+        guard let extra = extras[element.index] else { return (nil, nil) }
+        return (extra.before, extra.after)
+    }
+
     /// Whether an element has `::before` and `::after` boxes, without copying its styles.
     public func generatedContent(of element: NodeID) -> (before: Bool, after: Bool) {
         guard let extra = extras[element.index] else { return (false, false) }
