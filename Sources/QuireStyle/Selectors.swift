@@ -520,33 +520,57 @@ final class ElementTable {
     }
 
     private func buildNthPlaces() -> NthPlaces {
-        struct TypeKey: Hashable {
-            var parent: Int32
-            var localName: String
-            var namespace: String
-        }
         let n = parent.count
         var places = NthPlaces(
             child: .init(repeating: 0, count: n), childFromEnd: .init(repeating: 0, count: n), type: .init(repeating: 0, count: n),
             typeFromEnd: .init(repeating: 0, count: n))
-        var children: [Int32: Int32] = [:]
-        var ofType: [TypeKey: Int32] = [:]
-        var keys = [TypeKey?](repeating: nil, count: n)
-        // Document order meets siblings in order: running counts are places from the start.
-        for e in 0..<n where tree.kind(of: NodeID(Int32(e))) == .element {
-            let count = (children[parent[e]] ?? 0) + 1
-            children[parent[e]] = count
-            places.child[e] = count
-            let key = TypeKey(parent: parent[e], localName: localName[e], namespace: namespace[e])
-            let typeCount = (ofType[key] ?? 0) + 1
-            ofType[key] = typeCount
-            places.type[e] = typeCount
-            keys[e] = key
+        // Each run of element siblings, from its first (no previous sibling) along the next-sibling
+        // links: places among them, and among those of each type, counted as the run goes. The types
+        // of one run are few, so they are looked up in a short list (no string hashing per element).
+        // (Past 16 types, a hostile document's thousands of tag names, they are found by hash.)
+        struct TypeKey: Hashable {
+            var localName: String
+            var namespace: String
         }
-        for e in 0..<n {
-            guard let key = keys[e] else { continue }
-            places.childFromEnd[e] = (children[parent[e]] ?? 1) - places.child[e] + 1
-            places.typeFromEnd[e] = (ofType[key] ?? 1) - places.type[e] + 1
+        var types: [(localName: String, namespace: String, count: Int32)] = []
+        var typeIndex: [TypeKey: Int] = [:]
+        var typeOf: [Int] = []
+        for first in 0..<n where previousSibling[first] < 0 && tree.kind(of: NodeID(Int32(first))) == .element {
+            types.removeAll(keepingCapacity: true)
+            typeIndex.removeAll(keepingCapacity: true)
+            typeOf.removeAll(keepingCapacity: true)
+            var count: Int32 = 0
+            var e = first
+            while e >= 0 {
+                count += 1
+                places.child[e] = count
+                let slot: Int
+                if types.count <= 16, let found = types.firstIndex(where: { $0.localName == localName[e] && $0.namespace == namespace[e] }) {
+                    slot = found
+                } else if types.count > 16, let found = typeIndex[TypeKey(localName: localName[e], namespace: namespace[e])] {
+                    slot = found
+                } else {
+                    types.append((localName[e], namespace[e], 0))
+                    slot = types.count - 1
+                    if types.count == 17 {
+                        for (index, type) in types.enumerated() { typeIndex[TypeKey(localName: type.localName, namespace: type.namespace)] = index }
+                    } else if types.count > 17 {
+                        typeIndex[TypeKey(localName: localName[e], namespace: namespace[e])] = slot
+                    }
+                }
+                types[slot].count += 1
+                places.type[e] = types[slot].count
+                typeOf.append(slot)
+                e = Int(nextSibling[e])
+            }
+            e = first
+            var position = 0
+            while e >= 0 {
+                places.childFromEnd[e] = count - places.child[e] + 1
+                places.typeFromEnd[e] = types[typeOf[position]].count - places.type[e] + 1
+                position += 1
+                e = Int(nextSibling[e])
+            }
         }
         return places
     }

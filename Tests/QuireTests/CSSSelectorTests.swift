@@ -101,6 +101,16 @@ final class CSSSelectorTests: XCTestCase {
         XCTAssertFalse(try isRed("div > :nth-child(-n+2)", body, "p2"))
         XCTAssertTrue(try isRed(":nth-child(2 of p)", body, "p2"))
         XCTAssertFalse(try isRed("p:root", "<p id='t'>x</p>", "t"))
+        // Places among siblings of more types than the short list holds (20 names, twice over).
+        let names = (0..<20).map { "x-\($0)" }
+        let many = "<div>" + (names + names).enumerated().map { "<\($1) id='n\($0)'>.</\($1)>" }.joined() + "</div>"
+        XCTAssertTrue(try isRed("x-18:nth-of-type(2)", many, "n38"))
+        XCTAssertTrue(try isRed("x-18:nth-last-of-type(2)", many, "n18"))
+        XCTAssertFalse(try isRed("x-18:nth-of-type(2)", many, "n18"))
+        XCTAssertTrue(try isRed(":nth-child(39)", many, "n38"))
+        XCTAssertTrue(try isRed(":nth-last-child(3)", many, "n37"))
+        XCTAssertTrue(try isRed("x-3:first-of-type", many, "n3"))
+        XCTAssertTrue(try isRed("x-3:last-of-type", many, "n23"))
     }
 
     func testLogicalAndOtherPseudoClasses() throws {
