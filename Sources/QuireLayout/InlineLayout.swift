@@ -118,6 +118,17 @@ final class InlineLayout {
 
     func request(_ style: ComputedStyle) -> FontRequest { FontRequest(style: style, bookLanguage: bookLanguage) }
 
+    /// The face index of the fallback for a character its style's primary face lacks (the primary
+    /// when none has it), asked of the font collection once per chapter, style and character: its
+    /// answer is cached too, but behind a lock and a key of strings, for every such character.
+    func fallbackFaceIndex(_ scalar: Unicode.Scalar, style: Int, primary: FontFace) -> Int32 {
+        let key = PackedKey(style, Int(scalar.value), 0)
+        if let known = caches.fallbackFaces[key] { return known }
+        let index = faceIndex(services.fonts.fallbackFace(for: scalar, request: request(styles[style])) ?? primary)
+        caches.fallbackFaces[key] = index
+        return index
+    }
+
     /// The primary face of a run style, resolved once per chapter (resolution takes a lock and string work).
     func primaryFace(style index: Int) -> FontFace {
         if let face = caches.primaryFaces[index] { return face }
@@ -335,7 +346,7 @@ final class InlineLayout {
                         // Upright and sideways characters are shaped apart (a mark goes with its base).
                         let scalar = Self.scalar(in: text, at: end, end: run.end)
                         let upright =
-                            end > index && Self.attachesToPrevious(scalar)
+                            end > index && caches.worker.attachesToPrevious(scalar)
                             ? segmentUpright : isUpright(scalar, orientation: orientation)
                         if end > index && upright != segmentUpright { break }
                         segmentUpright = upright
@@ -360,7 +371,7 @@ final class InlineLayout {
                     // Marks and joiners stay with their base's face when it has them; a mark the
                     // base's face lacks goes to a face that has it rather than becoming .notdef.
                     let scalarFace: Int32
-                    if segmentFace >= 0, Self.attachesToPrevious(scalar), face(segmentFace).covers(scalar) || UnicodeInfo.isDefaultIgnorable(scalar) {
+                    if segmentFace >= 0, caches.worker.attachesToPrevious(scalar), face(segmentFace).covers(scalar) || UnicodeInfo.isDefaultIgnorable(scalar) {
                         scalarFace = segmentFace
                     } else if primary.covers(scalar) || scalar.value == 0xAD {
                         scalarFace = primaryIndex
@@ -370,7 +381,7 @@ final class InlineLayout {
                         // font or split a word into two faces.
                         scalarFace = segmentFace >= 0 ? segmentFace : primaryIndex
                     } else {
-                        scalarFace = faceIndex(services.fonts.fallbackFace(for: scalar, request: request(styles[run.style])) ?? primary)
+                        scalarFace = fallbackFaceIndex(scalar, style: run.style, primary: primary)
                     }
                     if segmentFace >= 0 && segmentFace != scalarFace { break }
                     segmentFace = scalarFace
@@ -1833,6 +1844,8 @@ final class InlineCaches {
     var pageHeight = 0.0
     var faces: [FontFace] = []
     var faceIndex: [PackedKey: Int32] = [:]
+    /// Fallback face indexes by style and character (`fallbackFaceIndex`).
+    var fallbackFaces: [PackedKey: Int32] = [:]
     var spacing = SpacingStatistics()
     /// Code points shaped to .notdef, with counts.
     var missingGlyphs: [UInt32: Int] = [:]
@@ -1848,10 +1861,27 @@ public final class LayoutWorker {
     /// Styles computed for the chapters this worker prepared, kept for the next ones.
     public let styles = StyleMemo()
     private var languages: [String: Int] = [:]
+    /// `InlineLayout.attachesToPrevious` for the Basic Multilingual Plane, filled as characters
+    /// are met (0 not yet asked, 1 no, 2 yes): the standard library's general category is a search
+    /// of its tables, asked for every character of a Devanagari or Arabic paragraph.
+    private var attachesInBMP = [UInt8](repeating: 0, count: 0x10000)
 
     /// `drawing`: pages will be painted, so shaped words are kept for drawing their lines.
     /// `shared`: what the book's other workers have measured.
     public init(drawing: Bool = true, shared: SharedShaping = SharedShaping()) { shaper = Shaper(keepsGlyphs: drawing, shared: shared) }
+
+    func attachesToPrevious(_ scalar: Unicode.Scalar) -> Bool {
+        let value = Int(scalar.value)
+        guard value < 0x10000 else { return InlineLayout.attachesToPrevious(scalar) }
+        switch attachesInBMP[value] {
+        case 1: return false
+        case 2: return true
+        default:
+            let attaches = InlineLayout.attachesToPrevious(scalar)
+            attachesInBMP[value] = attaches ? 2 : 1
+            return attaches
+        }
+    }
 
     func languageID(_ language: String) -> Int {
         if let id = languages[language] { return id }
