@@ -328,6 +328,9 @@ final class Cascade {
         }
     }
 
+    /// The HTML attributes `hints` reads (lowercase).
+    static let hintAttributes: Set<String> = ["dir", "align", "width", "height", "type", "valign", "color", "face", "nowrap"]
+
     func hints(_ element: XMLElement, isHTML: Bool, localName: String) -> [Decl] {
         if element.namespace == Namespace.mathml { return mathHints(element, localName: localName) }
         guard isHTML else { return [] }
@@ -336,8 +339,12 @@ final class Cascade {
             result.append(Decl(property: property, value: .value(value), important: false))
         }
         for attribute in element.attributes where attribute.name.namespace.isEmpty {
+            // Only these attributes are hints: the values of the others (class, id, title…) are
+            // never trimmed and lowercased.
+            let name = SelectorMatcher.lowerASCII(attribute.name.local)
+            guard Self.hintAttributes.contains(name) else { continue }
             let value = attribute.value.trimmingWhitespace().lowercased()
-            switch attribute.name.local.lowercased() {
+            switch name {
             case "dir":
                 if value == "ltr" || value == "rtl" {
                     add(.direction, .keyword(value))
@@ -359,7 +366,7 @@ final class Cascade {
             case "width", "height":
                 guard ["img", "svg", "video", "canvas", "iframe", "object", "embed", "table", "td", "th", "col"].contains(localName)
                 else { continue }
-                let property: PropertyID = attribute.name.local.lowercased() == "width" ? .width : .height
+                let property: PropertyID = name == "width" ? .width : .height
                 if value.hasSuffix("%"), let n = Double(value.dropLast()), n >= 0 {
                     add(property, .length(.dimension(n, .percent)))
                 } else if let n = Double(value.hasSuffix("px") ? String(value.dropLast(2)) : value), n >= 0 {
