@@ -195,6 +195,8 @@ final class Paragraph {
 struct BoxTreeBuilder {
     let document: ContentDocument
     let styles: DocumentStyles
+    /// Character classes met so far (the layout worker's, when it builds the tree for layout).
+    var characters = CharacterCategories()
     /// Image measurements known so far (settling fills this in between passes).
     var imageSizes: ImageSizes = [:]
     /// Archive paths of the images the chapter uses, in document order.
@@ -500,11 +502,6 @@ struct BoxTreeBuilder {
         let category = scalar.properties.generalCategory
         return category == .nonspacingMark || category == .enclosingMark
     }
-
-    /// `isCombiningMark` for U+0300..<U+3000, where the text is counted for runs of marks: made
-    /// once, when the first such character is met (the category is a search of the standard
-    /// library's tables, and every character of a Devanagari book asked it).
-    static let combiningMarksFrom300: [Bool] = (0x300..<0x3000).map { isCombiningMark(UInt16($0)) }
 
     /// An element nested too deep for boxes of its own: its text, in document order, in the style
     /// of the box it sits in, with a paragraph break at each block-level element. Walked with a
@@ -839,7 +836,7 @@ struct BoxTreeBuilder {
                 let unit = units[index]
                 // Unicode's stream-safe limit: no text needs more than 30 marks on one base, and
                 // HarfBuzz's time grows with the square of a run of them (a 1 MB run never ends).
-                if unit >= 0x300 && unit < 0x3000 && Self.combiningMarksFrom300[Int(unit) - 0x300] {
+                if unit >= 0x300 && unit < 0x3000 && characters.isCombiningMark(unit) {
                     marksInRow += 1
                     if marksInRow > Self.maxCombiningMarks {
                         droppedCombiningMarks = true

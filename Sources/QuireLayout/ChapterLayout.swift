@@ -278,6 +278,7 @@ public final class BookLayout: @unchecked Sendable {
         warnings += chapter.warnings
         var builder = BoxTreeBuilder(document: document, styles: styles)
         builder.shownResource = shownResource
+        builder.characters = worker.characters
         builder.imageSizes = imageSizes
         let root = builder.build()
         for path in builder.unlistedImages {

@@ -346,7 +346,7 @@ final class InlineLayout {
                         // Upright and sideways characters are shaped apart (a mark goes with its base).
                         let scalar = Self.scalar(in: text, at: end, end: run.end)
                         let upright =
-                            end > index && caches.worker.attachesToPrevious(scalar)
+                            end > index && caches.worker.characters.attachesToPrevious(scalar)
                             ? segmentUpright : isUpright(scalar, orientation: orientation)
                         if end > index && upright != segmentUpright { break }
                         segmentUpright = upright
@@ -371,7 +371,7 @@ final class InlineLayout {
                     // Marks and joiners stay with their base's face when it has them; a mark the
                     // base's face lacks goes to a face that has it rather than becoming .notdef.
                     let scalarFace: Int32
-                    if segmentFace >= 0, caches.worker.attachesToPrevious(scalar), face(segmentFace).covers(scalar) || UnicodeInfo.isDefaultIgnorable(scalar) {
+                    if segmentFace >= 0, caches.worker.characters.attachesToPrevious(scalar), face(segmentFace).covers(scalar) || UnicodeInfo.isDefaultIgnorable(scalar) {
                         scalarFace = segmentFace
                     } else if primary.covers(scalar) || scalar.value == 0xAD {
                         scalarFace = primaryIndex
@@ -1340,6 +1340,16 @@ final class InlineLayout {
         return lines
     }
 
+    /// Whether a line's segment continues the piece before it (given by its fields): adjacent text
+    /// of one style, face, level and orientation, with no justification space, inline box edge or
+    /// tate-chu-yoko between, which `makeLine` shapes as one run.
+    private static func continuesPiece(
+        _ segment: Segment, kind: SegmentKind, end: Int, style: Int, face: Int32, level: UInt8, upright: Bool, combined: Bool, after: Double
+    ) -> Bool {
+        segment.kind == .text && kind == .text && after == 0 && end == segment.start && style == segment.style && face == segment.face
+            && level == segment.level && upright == segment.upright && !segment.boxBoundary && !segment.combined && !combined
+    }
+
     /// Map-only layout's line (no ruby on it): the height, text range and width `makeLine` finds,
     /// from the same pieces (adjacent text segments of one style, face, level and orientation
     /// merged, as there), gathered one at a time instead of built into arrays; nothing is shaped.
@@ -1376,9 +1386,10 @@ final class InlineLayout {
         for (position, index) in indices.enumerated() {
             let segment = segments[index]
             let after = spaceAfter.isEmpty ? 0 : spaceAfter[position]
-            if segment.kind == .text, var last = piece, last.kind == .text, pieceAfter == 0, last.end == segment.start, last.style == segment.style,
-                last.face == segment.face, last.level == segment.level, last.upright == segment.upright, !segment.boxBoundary,
-                !segment.combined, !last.combined
+            if var last = piece,
+                Self.continuesPiece(
+                    segment, kind: last.kind, end: last.end, style: last.style, face: last.face, level: last.level, upright: last.upright,
+                    combined: last.combined, after: pieceAfter)
             {
                 last.end = segment.end
                 piece = last
@@ -1442,11 +1453,10 @@ final class InlineLayout {
         for (position, index) in indices.enumerated() {
             let segment = segments[index]
             let after = spaceAfter.isEmpty ? 0 : spaceAfter[position]
-            if segment.kind == .text, var last = pieces.last, last.kind == .text, last.after == 0,
-                last.end == segment.start, last.style == segment.style,
-                last.face == segment.face, last.level == segment.level, last.upright == segment.upright,
-                !segment.boxBoundary,
-                !segment.combined, !last.combined
+            if var last = pieces.last,
+                Self.continuesPiece(
+                    segment, kind: last.kind, end: last.end, style: last.style, face: last.face, level: last.level, upright: last.upright,
+                    combined: last.combined, after: last.after)
             {
                 last.end = segment.end
                 last.trailing = segment.trailing
@@ -1861,32 +1871,47 @@ public final class LayoutWorker {
     /// Styles computed for the chapters this worker prepared, kept for the next ones.
     public let styles = StyleMemo()
     private var languages: [String: Int] = [:]
-    /// `InlineLayout.attachesToPrevious` for the Basic Multilingual Plane, filled as characters
-    /// are met (0 not yet asked, 1 no, 2 yes): the standard library's general category is a search
-    /// of its tables, asked for every character of a Devanagari or Arabic paragraph.
-    private var attachesInBMP = [UInt8](repeating: 0, count: 0x10000)
+    /// Character classes met so far, kept across the worker's chapters.
+    let characters = CharacterCategories()
 
     /// `drawing`: pages will be painted, so shaped words are kept for drawing their lines.
     /// `shared`: what the book's other workers have measured.
     public init(drawing: Bool = true, shared: SharedShaping = SharedShaping()) { shaper = Shaper(keepsGlyphs: drawing, shared: shared) }
 
-    func attachesToPrevious(_ scalar: Unicode.Scalar) -> Bool {
-        let value = Int(scalar.value)
-        guard value < 0x10000 else { return InlineLayout.attachesToPrevious(scalar) }
-        switch attachesInBMP[value] {
-        case 1: return false
-        case 2: return true
-        default:
-            let attaches = InlineLayout.attachesToPrevious(scalar)
-            attachesInBMP[value] = attaches ? 2 : 1
-            return attaches
-        }
-    }
-
     func languageID(_ language: String) -> Int {
         if let id = languages[language] { return id }
         languages[language] = languages.count
         return languages.count - 1
+    }
+}
+
+/// The character classes layout asks of every character outside Latin-1 (whether it is a
+/// combining mark, whether it attaches to the character before), kept for the Basic Multilingual
+/// Plane as characters are first met: the standard library's general category is a search of its
+/// tables, and a Devanagari or Arabic book asked it for every character.
+final class CharacterCategories {
+    /// Per BMP code point: 0 until asked, else 1, plus 2 for a combining mark and 4 for a
+    /// character that attaches to the one before (allocated at the first question).
+    private var classes: [UInt8] = []
+
+    /// `BoxTreeBuilder.isCombiningMark`.
+    func isCombiningMark(_ unit: UInt16) -> Bool { self.classes(of: UInt32(unit)) & 2 != 0 }
+
+    /// `InlineLayout.attachesToPrevious`.
+    func attachesToPrevious(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.value < 0x10000 else { return InlineLayout.attachesToPrevious(scalar) }
+        return self.classes(of: scalar.value) & 4 != 0
+    }
+
+    private func classes(of value: UInt32) -> UInt8 {
+        if classes.isEmpty { classes = [UInt8](repeating: 0, count: 0x10000) }
+        let known = classes[Int(value)]
+        if known != 0 { return known }
+        var found: UInt8 = 1
+        if BoxTreeBuilder.isCombiningMark(UInt16(value)) { found |= 2 }
+        if let scalar = Unicode.Scalar(value), InlineLayout.attachesToPrevious(scalar) { found |= 4 }
+        classes[Int(value)] = found
+        return found
     }
 }
 

@@ -125,7 +125,8 @@ public struct DocumentStyles: Sendable {
         return computed[Int(nodeStyle[index])].display
     }
 
-    /// An element's `::before` and `::after` content (nil for none), without its other styles.
+    /// An element's `::before` and `::after` content (nil for none), without its other styles
+    /// (`generatedContent(of:)` says only whether they exist, copying nothing).
     public func generated(of element: NodeID) -> (before: GeneratedContent?, after: GeneratedContent?) {
         guard let extra = extras[element.index] else { return (nil, nil) }
         return (extra.before, extra.after)

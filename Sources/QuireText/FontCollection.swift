@@ -96,19 +96,24 @@ public final class FontCollection: @unchecked Sendable {
     private var fallbackPatterns: [FallbackPatternKey: OpaquePointer] = [:]
     public private(set) var warnings: [Warning] = []
 
-    struct FallbackKey: Hashable {
-        var generic: String
-        var bold: Bool
-        var italic: Bool
-        var language: String
-        var scalar: UInt32
-    }
-
+    /// A fallback query without its character: the generic family, the style and the language.
     struct FallbackPatternKey: Hashable {
         var generic: String
         var bold: Bool
         var italic: Bool
         var language: String
+
+        init(generic: String, request: FontRequest) {
+            self.generic = generic
+            bold = request.bold
+            italic = request.italic
+            language = request.language ?? ""
+        }
+    }
+
+    struct FallbackKey: Hashable {
+        var query: FallbackPatternKey
+        var scalar: UInt32
     }
 
     deinit {
@@ -221,9 +226,7 @@ public final class FontCollection: @unchecked Sendable {
     /// character, the language and the style, preferring Noto families. nil when nothing covers it.
     public func fallbackFace(for scalar: Unicode.Scalar, request: FontRequest) -> FontFace? {
         let generic = generic(for: request.families)
-        let key = FallbackKey(
-            generic: generic, bold: request.bold, italic: request.italic, language: request.language ?? "",
-            scalar: scalar.value)
+        let key = FallbackKey(query: FallbackPatternKey(generic: generic, request: request), scalar: scalar.value)
         lock.lock()
         if let cached = fallbackCache[key] {
             lock.unlock()
@@ -292,7 +295,7 @@ public final class FontCollection: @unchecked Sendable {
     /// scores them alike, and no configuration rule tests a query's character set, so the order is
     /// the one the query with the character gets (the test compares the two).
     private func fallbackPattern(generic: String, request: FontRequest) -> OpaquePointer? {
-        let key = FallbackPatternKey(generic: generic, bold: request.bold, italic: request.italic, language: request.language ?? "")
+        let key = FallbackPatternKey(generic: generic, request: request)
         lock.lock()
         if let known = fallbackPatterns[key] {
             lock.unlock()
@@ -334,24 +337,27 @@ public final class FontCollection: @unchecked Sendable {
         }
         guard let set else { return }
         defer { FcFontSetDestroy(set) }
-        /// The characters of the fonts before (FcFontSort merges every font's, kept or not).
+        /// The characters of the fonts before (FcFontSort merges every font's, kept or not), made
+        /// from the first font's when the second is looked at.
+        var first: OpaquePointer? = nil
         var union: OpaquePointer? = nil
         defer { if let union { FcCharSetDestroy(union) } }
         for index in 0..<Int(set.pointee.nfont) {
             guard let font = set.pointee.fonts[index] else { continue }
             var fontCharset: OpaquePointer?
             guard FcPatternGetCharSet(font, FC_CHARSET, 0, &fontCharset) == FcResultMatch else { continue }
-            if !fromAllFonts && index > 0 {
-                if union == nil {
-                    union = FcCharSetCreate()
-                    var first: OpaquePointer?
-                    if let head = set.pointee.fonts[0], FcPatternGetCharSet(head, FC_CHARSET, 0, &first) == FcResultMatch {
+            if !fromAllFonts {
+                if index == 0 {
+                    first = fontCharset
+                } else {
+                    if union == nil {
+                        union = FcCharSetCreate()
                         FcCharSetMerge(union, first, nil)
                     }
+                    var adds: FcBool = 0
+                    FcCharSetMerge(union, fontCharset, &adds)
+                    if adds == 0 { continue }
                 }
-                var adds: FcBool = 0
-                FcCharSetMerge(union, fontCharset, &adds)
-                if adds == 0 { continue }
             }
             guard FcCharSetHasChar(fontCharset, scalar.value) != 0 else { continue }
             var file: UnsafeMutablePointer<FcChar8>?
