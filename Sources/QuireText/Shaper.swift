@@ -132,6 +132,11 @@ public final class Shaper {
     /// the language and feature tags being parsed again).
     private var harfBuzzSettings: [Int: HarfBuzzSettings] = [:]
     private var plans: [PackedKey: OpaquePointer] = [:]
+    /// Per shape plan, what measuring words as sums of character and pair advances needs (nil
+    /// when the face has tables the sum cannot follow).
+    private var pairwise: [PackedKey: PairwiseWidths?] = [:]
+    /// Words measured by the pairwise sum, without shaping them.
+    public private(set) var pairwiseWords = 0
 
     /// Plain values only: reading them retains nothing, where copying the parameters out retains
     /// their face, which every worker shares (its reference count then moves between cores).
@@ -356,7 +361,9 @@ public final class Shaper {
 
     /// Runs HarfBuzz over the text into the shaper's buffer; its glyphs, their positions and the
     /// scale from font units to points.
-    private func runHarfBuzz(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> (
+    /// `script`, when given, is used instead of the one HarfBuzz would guess from the text (the
+    /// pairwise widths shape a word's characters with the word's script).
+    private func runHarfBuzz(_ text: UnsafeBufferPointer<UInt16>, id: Int, script forcedScript: hb_script_t? = nil) -> (
         count: Int, infos: UnsafeMutablePointer<hb_glyph_info_t>, positions: UnsafeMutablePointer<hb_glyph_position_t>, scale: Double
     ) {
         hb_buffer_clear_contents(buffer)
@@ -364,6 +371,7 @@ public final class Shaper {
         let settings = harfBuzzSettings(id)
         hb_buffer_set_direction(buffer, settings.vertical ? HB_DIRECTION_TTB : settings.rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
         if let language = settings.language { hb_buffer_set_language(buffer, language) }
+        if let forcedScript { hb_buffer_set_script(buffer, forcedScript) }
         hb_buffer_guess_segment_properties(buffer)
         let script = hb_buffer_get_script(buffer)
         let key = PackedKey(id, Int(script.rawValue & 0xFF_FFFF), Int(script.rawValue >> 24))
@@ -436,6 +444,11 @@ public final class Shaper {
     /// The advance alone (as `shapeUncached` sums it: whole font units, then the scale) and whether
     /// a glyph is missing: map-only layout keeps no glyphs, so none are built.
     private func measureUncached(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> (advance: Double, missing: Bool) {
+        let settings = harfBuzzSettings(id)
+        if !settings.rightToLeft, !settings.vertical, let units = pairwiseUnits(text, id: id) {
+            pairwiseWords += 1
+            return (Double(units) * settings.scale, false)
+        }
         let (count, infos, positions, scale) = runHarfBuzz(text, id: id)
         let vertical = harfBuzzSettings(id).vertical
         var units = 0
@@ -445,6 +458,169 @@ public final class Shaper {
             missing = missing || infos[index].codepoint == 0
         }
         return (Double(units) * scale, missing)
+    }
+}
+
+extension Shaper {
+    /// What the pairwise sum knows for one shape plan (parameter id and script): the plan's
+    /// lookups and the advances HarfBuzz gave characters alone and in pairs, in font units.
+    final class PairwiseWidths {
+        struct Character {
+            var glyph: UInt32
+            var units: Int32
+            /// The character's row and column in `pairs`.
+            var index: Int32
+            /// The plan's subtables whose rules can start at this glyph (`PlanLookups`).
+            var subtables: UInt64
+        }
+
+        let lookups: PlanLookups
+        /// By slot (`pairwiseSlot`): unknown (nil), not usable (`unusable`), or measured.
+        var characters = [Character?](repeating: nil, count: Shaper.pairwiseSlots)
+        /// What shaping two characters together adds to their advances, by their indexes; a
+        /// book's text in one style uses a few dozen characters.
+        var pairs = [Int32](repeating: PairwiseWidths.unknown, count: PairwiseWidths.maxCharacters * PairwiseWidths.maxCharacters)
+        var characterCount: Int32 = 0
+
+        static let maxCharacters = 128
+        static let unknown = Int32.min
+        /// A pair whose glyphs change when shaped together.
+        static let changes = Int32.min + 1
+        static let unusable = Character(glyph: 0, units: 0, index: -1, subtables: 0)
+
+        init(lookups: PlanLookups) { self.lookups = lookups }
+    }
+
+    /// A horizontal left-to-right word's advance in font units as the sum of its characters'
+    /// advances and of the kerning of each adjacent pair, or nil when that sum may differ from
+    /// HarfBuzz's: a character outside Latin letters and common punctuation, a glyph missing or
+    /// not a base glyph, or a lookup of the plan that would act on the word (`PlanLookups`). Most
+    /// new words of a book are measured so, without HarfBuzz shaping them. Each advance and
+    /// adjustment comes from HarfBuzz shaping one character or two, with the word's script, so
+    /// the sum equals what shaping the word gives, unit for unit.
+    func pairwiseUnits(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> Int? {
+        var script = HB_SCRIPT_INVALID
+        let unicode = hb_unicode_funcs_get_default()
+        for unit in text {
+            guard Self.pairwiseSlot(unit) != nil else { return nil }
+            // As hb_buffer_guess_segment_properties: the first character with a real script
+            // (below U+0041 and from U+2010 on, every candidate is common).
+            if script == HB_SCRIPT_INVALID && unit >= 0x41 && unit < 0x250 {
+                let found = hb_unicode_script(unicode, hb_codepoint_t(unit))
+                if found != HB_SCRIPT_COMMON && found != HB_SCRIPT_INHERITED && found != HB_SCRIPT_UNKNOWN { script = found }
+            }
+        }
+        guard let first = text.first else { return 0 }
+        guard let widths = pairwiseWidths(id: id, script: script, sample: first) else { return nil }
+        let forced = script == HB_SCRIPT_INVALID ? nil : script
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: text.count) { glyphs -> Int? in
+            var units = 0
+            var acting: UInt64 = 0
+            var previous = -1
+            for (position, unit) in text.enumerated() {
+                guard let character = character(unit, in: widths, id: id, script: forced) else { return nil }
+                glyphs[position] = character.glyph
+                units += Int(character.units)
+                acting |= character.subtables
+                let index = Int(character.index)
+                if previous >= 0 {
+                    guard let kerning = pair(previous, index, text[position - 1], unit, in: widths, id: id, script: forced) else { return nil }
+                    units += Int(kerning)
+                }
+                previous = index
+            }
+            if acting != 0 {
+                let lookups = widths.lookups
+                for position in text.indices {
+                    let subtables = widths.characters[Self.pairwiseSlot(text[position])!]!.subtables
+                    if subtables != 0 && lookups.acts(on: UnsafeBufferPointer(glyphs), at: position, subtables: subtables) { return nil }
+                }
+            }
+            return units
+        }
+    }
+
+    /// Slots for the characters the pairwise sum takes: letters of the Latin blocks, ASCII and
+    /// Latin-1 symbols, spaces and general punctuation; no marks, no characters HarfBuzz hides
+    /// (soft hyphen, joiners, bidi controls), no fraction slash (it turns on fraction features).
+    @inline(__always)
+    static func pairwiseSlot(_ unit: UInt16) -> Int? {
+        switch unit {
+        case 0x20...0x7E, 0xA0...0xAC, 0xAE...0x24F: return Int(unit)
+        case 0x2010...0x2027, 0x2030...0x2043, 0x2045...0x205E: return 0x250 + Int(unit - 0x2010)
+        default: return nil
+        }
+    }
+
+    static let pairwiseSlots = 0x250 + 0x4F
+
+    /// Nil when the face has tables the sum cannot follow (see `PlanLookups.init`).
+    private func pairwiseWidths(id: Int, script: hb_script_t, sample: UInt16) -> PairwiseWidths? {
+        let key = PackedKey(id, Int(script.rawValue & 0xFF_FFFF), Int(script.rawValue >> 24))
+        if let known = pairwise[key] { return known }
+        // The plan HarfBuzz shapes such a word with: the one shaping one of its characters makes.
+        var unit = sample
+        _ = withUnsafePointer(to: &unit) {
+            runHarfBuzz(UnsafeBufferPointer(start: $0, count: 1), id: id, script: script == HB_SCRIPT_INVALID ? nil : script)
+        }
+        let settings = harfBuzzSettings(id)
+        let widths = plans[key].flatMap { PlanLookups(face: settings.face, plan: $0) }.map(PairwiseWidths.init)
+        pairwise[key] = widths
+        return widths
+    }
+
+    /// The character's glyph, advance alone and subtables, measured on first use; nil when the
+    /// sum cannot take it (no glyph, not a base glyph, shaped alone into another glyph, or past
+    /// the pair table's size).
+    @inline(__always)
+    private func character(_ unit: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> PairwiseWidths.Character? {
+        let slot = Self.pairwiseSlot(unit)!
+        if let known = widths.characters[slot] { return known.index < 0 ? nil : known }
+        let measured = measureCharacter(unit, in: widths, id: id, script: script)
+        widths.characters[slot] = measured ?? PairwiseWidths.unusable
+        return measured
+    }
+
+    private func measureCharacter(_ unit: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> PairwiseWidths.Character? {
+        let settings = harfBuzzSettings(id)
+        var glyph: hb_codepoint_t = 0
+        guard widths.characterCount < PairwiseWidths.maxCharacters, hb_font_get_nominal_glyph(settings.font, hb_codepoint_t(unit), &glyph) != 0,
+            glyph != 0
+        else { return nil }
+        let glyphClass = hb_ot_layout_get_glyph_class(settings.face, glyph)
+        guard glyphClass == HB_OT_LAYOUT_GLYPH_CLASS_UNCLASSIFIED || glyphClass == HB_OT_LAYOUT_GLYPH_CLASS_BASE_GLYPH else { return nil }
+        var single = unit
+        let run = withUnsafePointer(to: &single) { runHarfBuzz(UnsafeBufferPointer(start: $0, count: 1), id: id, script: script) }
+        guard run.count == 1, run.infos[0].codepoint == glyph else { return nil }
+        defer { widths.characterCount += 1 }
+        return PairwiseWidths.Character(
+            glyph: glyph, units: run.positions[0].x_advance, index: widths.characterCount, subtables: widths.lookups.subtableMask(startingAt: glyph))
+    }
+
+    /// What shaping the two characters together adds to their advances alone; nil when it
+    /// changes their glyphs.
+    @inline(__always)
+    private func pair(_ first: Int, _ second: Int, _ left: UInt16, _ right: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> Int32? {
+        let slot = first * PairwiseWidths.maxCharacters + second
+        var kerning = widths.pairs[slot]
+        if kerning == PairwiseWidths.unknown {
+            kerning = measurePair(left, right, in: widths, id: id, script: script)
+            widths.pairs[slot] = kerning
+        }
+        return kerning == PairwiseWidths.changes ? nil : kerning
+    }
+
+    private func measurePair(_ left: UInt16, _ right: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> Int32 {
+        guard let first = widths.characters[Self.pairwiseSlot(left)!], let second = widths.characters[Self.pairwiseSlot(right)!] else {
+            return PairwiseWidths.changes
+        }
+        var both = (left, right)
+        let run = withUnsafeBytes(of: &both) {
+            runHarfBuzz(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt16.self), count: 2), id: id, script: script)
+        }
+        guard run.count == 2, run.infos[0].codepoint == first.glyph, run.infos[1].codepoint == second.glyph else { return PairwiseWidths.changes }
+        let kerning = run.positions[0].x_advance &+ run.positions[1].x_advance &- first.units &- second.units
+        return kerning == PairwiseWidths.unknown || kerning == PairwiseWidths.changes ? PairwiseWidths.changes : kerning
     }
 }
 

@@ -1,0 +1,383 @@
+import CHarfBuzz
+
+/// The GSUB and GPOS lookups one HarfBuzz shape plan applies, read from the font's own tables, to
+/// answer one question about a run of glyphs: would shaping it change anything besides giving each
+/// glyph its own advance and kerning neighbours? When it would not, the run's width is the sum of
+/// its glyphs' advances plus the adjustment of each adjacent pair, all of which HarfBuzz measured
+/// once (see `Shaper.pairwiseUnits`).
+///
+/// The answer is exact or errs towards "it would": a lookup counts as acting when any rule of it
+/// matches (its first glyph covered, its context present), even if the rule then changes nothing.
+/// Positioning that moves glyphs without changing advances (mark attachment) is left out; single
+/// adjustments are part of a glyph's own advance; pair adjustments whose second value is empty are
+/// the kerning the sum adds. Anything else (a pair lookup that also moves its second glyph,
+/// cursive attachment, contextual positioning) counts as acting on the glyphs it covers.
+final class PlanLookups {
+    private enum Kind {
+        /// Acts on any glyph of its coverage (single, multiple, alternate and reverse-chain
+        /// substitution, cursive attachment, pair adjustment that moves the second glyph).
+        case anyCovered
+        case ligature
+        case context
+        case chainContext
+    }
+
+    private struct Subtable {
+        var table: FontTable
+        var kind: Kind
+        var offset: Int
+    }
+
+    private let blobs: [OpaquePointer]
+    private let subtables: [Subtable]
+
+    /// Nil when the face has tables HarfBuzz may shape with instead of, or besides, GSUB and GPOS
+    /// (AAT `morx`/`kerx`/`trak`, the legacy `kern`), or when a table is malformed.
+    init?(face: OpaquePointer, plan: OpaquePointer) {
+        for tag in ["morx", "mort", "kerx", "kern", "trak"] {
+            let blob = hb_face_reference_table(face, hb_tag_from_string(tag, -1))
+            let length = hb_blob_get_length(blob)
+            hb_blob_destroy(blob)
+            if length > 0 { return nil }
+        }
+        var blobs: [OpaquePointer] = []
+        var subtables: [Subtable] = []
+        var complete = true
+        for (tag, isSubstitution) in [("GSUB", true), ("GPOS", false)] {
+            guard let blob = hb_face_reference_table(face, hb_tag_from_string(tag, -1)) else { continue }
+            blobs.append(blob)
+            var length: UInt32 = 0
+            let data = hb_blob_get_data(blob, &length)
+            let table = FontTable(bytes: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: Int(length))
+            let lookups = hb_set_create()
+            defer { hb_set_destroy(lookups) }
+            hb_ot_shape_plan_collect_lookups(plan, hb_tag_from_string(tag, -1), lookups)
+            var index = UInt32.max
+            while hb_set_next(lookups, &index) != 0 {
+                do {
+                    subtables += try Self.actingSubtables(of: Int(index), in: table, isSubstitution: isSubstitution)
+                } catch {
+                    complete = false
+                }
+            }
+        }
+        self.blobs = blobs
+        self.subtables = subtables
+        if !complete { return nil }
+    }
+
+    deinit {
+        for blob in blobs { hb_blob_destroy(blob) }
+    }
+
+    /// The subtables of one lookup that can act on glyphs other than by mark attachment, single
+    /// adjustment or plain pair kerning.
+    private static func actingSubtables(of lookup: Int, in table: FontTable, isSubstitution: Bool) throws(FontTable.Malformed) -> [Subtable] {
+        let lookupList = try table.u16(8)
+        guard lookupList != 0, lookup < (try table.u16(lookupList)) else { throw FontTable.Malformed() }
+        let start = lookupList + (try table.u16(lookupList + 2 + 2 * lookup))
+        let lookupType = try table.u16(start)
+        var found: [Subtable] = []
+        for index in 0..<(try table.u16(start + 4)) {
+            var offset = start + (try table.u16(start + 6 + 2 * index))
+            var type = lookupType
+            if type == (isSubstitution ? 7 : 9) {
+                // Extension: the real type and a 32-bit offset from the extension subtable.
+                type = try table.u16(offset + 2)
+                offset += try table.u32(offset + 4)
+                guard type != (isSubstitution ? 7 : 9) else { throw FontTable.Malformed() }
+            }
+            let kind: Kind?
+            switch (isSubstitution, type) {
+            case (true, 1), (true, 2), (true, 3), (true, 8), (false, 3): kind = .anyCovered
+            case (true, 4): kind = .ligature
+            case (true, 5), (false, 7): kind = .context
+            case (true, 6), (false, 8): kind = .chainContext
+            case (false, 1), (false, 4), (false, 5), (false, 6): kind = nil
+            case (false, 2):
+                // Pair adjustment: the next pair starts at the second glyph only when the second
+                // value record is empty; otherwise adjacent pairs are not independent.
+                kind = try table.u16(offset + 6) == 0 ? nil : .anyCovered
+            default: throw FontTable.Malformed()
+            }
+            if let kind { found.append(Subtable(table: table, kind: kind, offset: offset)) }
+        }
+        return found
+    }
+
+    /// The subtables whose rules can start at the glyph, as bits (the last bit stands for every
+    /// subtable from the 64th on; malformed coverage sets every bit, so `acts` looks and says yes).
+    func subtableMask(startingAt glyph: UInt32) -> UInt64 {
+        var mask: UInt64 = 0
+        for (index, subtable) in subtables.enumerated() {
+            do {
+                switch try firstGlyphs(subtable) {
+                case .any: mask |= Self.bit(index)
+                case .covered(let coverage):
+                    if try subtable.table.coverageIndex(coverage, Int(glyph)) != nil { mask |= Self.bit(index) }
+                }
+            } catch {
+                return .max
+            }
+        }
+        return mask
+    }
+
+    private static func bit(_ index: Int) -> UInt64 { 1 << UInt64(min(index, 63)) }
+
+    private enum FirstGlyphs {
+        /// The glyphs of a coverage table (none when the offset is null).
+        case covered(Int?)
+        /// A rule without input glyphs, which would match anywhere.
+        case any
+    }
+
+    /// The glyphs a subtable's rules can start at: the coverage of their first input glyph.
+    private func firstGlyphs(_ subtable: Subtable) throws(FontTable.Malformed) -> FirstGlyphs {
+        let table = subtable.table
+        let start = subtable.offset
+        guard subtable.kind == .context || subtable.kind == .chainContext, try table.u16(start) == 3 else {
+            return .covered(try table.offset(from: start, at: start + 2))
+        }
+        if subtable.kind == .context {
+            guard try table.u16(start + 2) > 0 else { return .any }
+            return .covered(try table.offset(from: start, at: start + 6))
+        }
+        let backtrack = try table.u16(start + 2)
+        guard try table.u16(start + 4 + 2 * backtrack) > 0 else { return .any }
+        return .covered(try table.offset(from: start, at: start + 6 + 2 * backtrack))
+    }
+
+    /// Whether one of the given subtables (bits from `subtableMask(startingAt:)`) would act on the
+    /// glyphs, shaped on their own, at `position` (true for malformed tables).
+    func acts(on glyphs: UnsafeBufferPointer<UInt32>, at position: Int, subtables mask: UInt64) -> Bool {
+        do {
+            for (index, subtable) in subtables.enumerated() where mask & Self.bit(index) != 0 {
+                if try matches(subtable, at: position, in: glyphs) { return true }
+            }
+            return false
+        } catch {
+            return true
+        }
+    }
+
+    private func matches(_ subtable: Subtable, at position: Int, in glyphs: UnsafeBufferPointer<UInt32>) throws(FontTable.Malformed) -> Bool {
+        let table = subtable.table
+        let start = subtable.offset
+        let glyph = Int(glyphs[position])
+        let format = try table.u16(start)
+        switch subtable.kind {
+        case .anyCovered:
+            return try table.coverageIndex(table.offset(from: start, at: start + 2), glyph) != nil
+        case .ligature:
+            guard let index = try table.coverageIndex(table.offset(from: start, at: start + 2), glyph), index < (try table.u16(start + 4)),
+                let set = try table.offset(from: start, at: start + 6 + 2 * index)
+            else { return false }
+            for ligature in 0..<(try table.u16(set)) {
+                let entry = set + (try table.u16(set + 2 + 2 * ligature))
+                let components = try table.u16(entry + 2)
+                guard components > 0 else { throw FontTable.Malformed() }
+                if try sequence(components - 1, at: entry + 4, equals: glyphs, from: position + 1, table: table) { return true }
+            }
+            return false
+        case .context, .chainContext:
+            let chained = subtable.kind == .chainContext
+            if format == 3 { return try matchesCoverageRule(table, start, chained: chained, at: position, in: glyphs) }
+            guard format == 1 || format == 2 else { throw FontTable.Malformed() }
+            guard let covered = try table.coverageIndex(table.offset(from: start, at: start + 2), glyph) else { return false }
+            // Format 2 picks the rule set by the first glyph's input class, with class defs for
+            // the backtrack, input and lookahead (chained) or the input alone.
+            let classDefs: (backtrack: Int?, input: Int?, lookahead: Int?)
+            let setCountField: Int
+            if format == 1 {
+                classDefs = (nil, nil, nil)
+                setCountField = start + 4
+            } else if chained {
+                classDefs = (
+                    try table.offset(from: start, at: start + 4), try table.offset(from: start, at: start + 6),
+                    try table.offset(from: start, at: start + 8)
+                )
+                setCountField = start + 10
+            } else {
+                let input = try table.offset(from: start, at: start + 4)
+                classDefs = (nil, input, nil)
+                setCountField = start + 6
+            }
+            let setIndex = format == 1 ? covered : try table.glyphClass(classDefs.input, glyph)
+            guard setIndex < (try table.u16(setCountField)), let set = try table.offset(from: start, at: setCountField + 2 + 2 * setIndex) else {
+                return false
+            }
+            for rule in 0..<(try table.u16(set)) {
+                var field = set + (try table.u16(set + 2 + 2 * rule))
+                if chained {
+                    let count = try table.u16(field)
+                    guard position >= count else { continue }
+                    // The backtrack runs backwards from the glyph before the first input glyph.
+                    var matched = true
+                    for step in 0..<count {
+                        if !(try value(at: field + 2 + 2 * step, matches: glyphs[position - 1 - step], classDef: classDefs.backtrack, format, table)) {
+                            matched = false
+                            break
+                        }
+                    }
+                    guard matched else { continue }
+                    field += 2 + 2 * count
+                }
+                let inputCount = try table.u16(field)
+                guard inputCount > 0 else { return true }
+                // Contextual rules (type 5) hold a lookup-record count between the input count and its values.
+                let inputValues = chained ? field + 2 : field + 4
+                guard try values(inputCount - 1, at: inputValues, match: glyphs, from: position + 1, classDef: classDefs.input, format, table) else { continue }
+                if !chained { return true }
+                field = inputValues + 2 * (inputCount - 1)
+                let lookahead = try table.u16(field)
+                if try values(lookahead, at: field + 2, match: glyphs, from: position + inputCount, classDef: classDefs.lookahead, format, table) {
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
+    /// Format 3 contextual rules: one coverage per glyph of the backtrack, input and lookahead.
+    private func matchesCoverageRule(
+        _ table: FontTable, _ start: Int, chained: Bool, at position: Int, in glyphs: UnsafeBufferPointer<UInt32>
+    ) throws(FontTable.Malformed) -> Bool {
+        var field = start + 2
+        if chained {
+            let backtrack = try table.u16(field)
+            guard position >= backtrack else { return false }
+            for step in 0..<backtrack {
+                guard try table.coverageIndex(table.offset(from: start, at: field + 2 + 2 * step), Int(glyphs[position - 1 - step])) != nil else {
+                    return false
+                }
+            }
+            field += 2 + 2 * backtrack
+        }
+        let input = try table.u16(field)
+        guard input > 0 else { return true }
+        // Type 5 format 3 holds the lookup-record count between the glyph count and the coverages.
+        let coverages = chained ? field + 2 : field + 4
+        guard position + input <= glyphs.count else { return false }
+        for step in 0..<input {
+            guard try table.coverageIndex(table.offset(from: start, at: coverages + 2 * step), Int(glyphs[position + step])) != nil else {
+                return false
+            }
+        }
+        guard chained else { return true }
+        field = coverages + 2 * input
+        let lookahead = try table.u16(field)
+        guard position + input + lookahead <= glyphs.count else { return false }
+        for step in 0..<lookahead {
+            guard try table.coverageIndex(table.offset(from: start, at: field + 2 + 2 * step), Int(glyphs[position + input + step])) != nil else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Whether `count` glyph ids stored from `field` equal the glyphs from `first` on.
+    private func sequence(_ count: Int, at field: Int, equals glyphs: UnsafeBufferPointer<UInt32>, from first: Int, table: FontTable) throws(FontTable.Malformed) -> Bool {
+        guard first + count <= glyphs.count else { return false }
+        for step in 0..<count {
+            if try table.u16(field + 2 * step) != Int(glyphs[first + step]) { return false }
+        }
+        return true
+    }
+
+    /// Whether `count` rule values (glyph ids in format 1, classes in format 2) match the glyphs from `first` on.
+    private func values(
+        _ count: Int, at field: Int, match glyphs: UnsafeBufferPointer<UInt32>, from first: Int, classDef: Int?, _ format: Int, _ table: FontTable
+    ) throws(FontTable.Malformed) -> Bool {
+        guard first + count <= glyphs.count else { return false }
+        for step in 0..<count {
+            if !(try value(at: field + 2 * step, matches: glyphs[first + step], classDef: classDef, format, table)) { return false }
+        }
+        return true
+    }
+
+    private func value(at field: Int, matches glyph: UInt32, classDef: Int?, _ format: Int, _ table: FontTable) throws(FontTable.Malformed) -> Bool {
+        let stored = try table.u16(field)
+        return format == 1 ? stored == Int(glyph) : stored == (try table.glyphClass(classDef, Int(glyph)))
+    }
+}
+
+/// Big-endian reads from one font table, bounds-checked: a book's fonts may be malformed, and
+/// these bytes come straight from the file (HarfBuzz sanitizes only its own view of them).
+struct FontTable {
+    struct Malformed: Error {}
+
+    let bytes: UnsafePointer<UInt8>?
+    let count: Int
+
+    func u16(_ at: Int) throws(Malformed) -> Int {
+        guard let bytes, at >= 0, at + 2 <= count else { throw Malformed() }
+        return Int(bytes[at]) << 8 | Int(bytes[at + 1])
+    }
+
+    func u32(_ at: Int) throws(Malformed) -> Int { (try u16(at)) << 16 | (try u16(at + 2)) }
+
+    /// Where a 16-bit offset stored at `field` and counted from `base` points; nil for a null offset.
+    func offset(from base: Int, at field: Int) throws(Malformed) -> Int? {
+        let offset = try u16(field)
+        return offset == 0 ? nil : base + offset
+    }
+
+    /// The glyph's index in a coverage table, nil when it is not covered (or the table is null).
+    func coverageIndex(_ coverage: Int?, _ glyph: Int) throws(Malformed) -> Int? {
+        guard let coverage else { return nil }
+        let count = try u16(coverage + 2)
+        var low = 0
+        var high = count
+        switch try u16(coverage) {
+        case 1:
+            while low < high {
+                let middle = (low + high) / 2
+                let value = try u16(coverage + 4 + 2 * middle)
+                if value == glyph { return middle }
+                if value < glyph { low = middle + 1 } else { high = middle }
+            }
+        case 2:
+            while low < high {
+                let middle = (low + high) / 2
+                let range = coverage + 4 + 6 * middle
+                if glyph < (try u16(range)) {
+                    high = middle
+                } else if glyph > (try u16(range + 2)) {
+                    low = middle + 1
+                } else {
+                    return try u16(range + 4) + glyph - (try u16(range))
+                }
+            }
+        default: throw Malformed()
+        }
+        return nil
+    }
+
+    /// The glyph's class in a class definition table (0 when it is not listed or the table is null).
+    func glyphClass(_ classDef: Int?, _ glyph: Int) throws(Malformed) -> Int {
+        guard let classDef else { return 0 }
+        switch try u16(classDef) {
+        case 1:
+            let first = try u16(classDef + 2)
+            let count = try u16(classDef + 4)
+            return glyph >= first && glyph < first + count ? try u16(classDef + 6 + 2 * (glyph - first)) : 0
+        case 2:
+            var low = 0
+            var high = try u16(classDef + 2)
+            while low < high {
+                let middle = (low + high) / 2
+                let range = classDef + 4 + 6 * middle
+                if glyph < (try u16(range)) {
+                    high = middle
+                } else if glyph > (try u16(range + 2)) {
+                    low = middle + 1
+                } else {
+                    return try u16(range + 4)
+                }
+            }
+            return 0
+        default: throw Malformed()
+        }
+    }
+}

@@ -1,0 +1,76 @@
+@testable import QuireText
+import XCTest
+
+final class PairwiseWidthTests: XCTestCase {
+    /// Map-only layout measures most new words as the sum of their characters' advances and the
+    /// kerning of each adjacent pair, skipping HarfBuzz when no lookup of the plan would act on the
+    /// word. The width must be the one HarfBuzz gives the whole word, to the bit, for every word:
+    /// those the sum takes and those it must leave to HarfBuzz (ligatures, the Libertine chain
+    /// contexts on f, i and j, fractions, old-style digits).
+    func testPairwiseWidthsEqualShapedWidths() throws {
+        let fonts = try FontCollection()
+        var faces = [
+            fonts.bundledFace(generic: "serif", bold: false, italic: false), fonts.bundledFace(generic: "serif", bold: false, italic: true),
+            fonts.bundledFace(generic: "serif", bold: true, italic: false), fonts.bundledFace(generic: "serif", bold: true, italic: true),
+            fonts.bundledFace(generic: "sans-serif", bold: false, italic: false), fonts.bundledFace(generic: "monospace", bold: false, italic: false),
+        ]
+        // System fonts with other lookups: DejaVu (a legacy kern table too), Noto, Liberation.
+        for path in [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", "/usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf",
+            "/usr/share/fonts/truetype/noto/NotoSans-Italic.ttf", "/usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf",
+        ] where FileManager.default.fileExists(atPath: path) {
+            faces.append(try FontFace(source: .file(path: path, index: 0)))
+        }
+        let text = """
+            Call me Ishmael. Some years ago—never mind how long precisely—having little or no money in my purse, and nothing \
+            particular to interest me on shore, I thought I would sail about a little and see the watery part of the world. \
+            office fifty affluent fjord Theatre Quaker tt fft ffk ſt ſſ 1/2 3/4 12°C 98.6°F !? ?! ... 1851 ½ Æsop façade naïve \
+            Œuvre Ðorđe Łódź čeština ĳssel ǅ ‘quoted’ “double” ‹guillemet› †‡•‰′″ AVAST! WAVE Ty. Yo, LT. P.J. V.A. To Tr.
+            """
+        // Words, plus pairs and triples of characters around the ones the plans' lookups start at.
+        var words = text.split(separator: " ").map { Array($0.utf16) }
+        let alphabet = Array("aefijlstTQhku1234/.!?°ſ,’AVWYo".utf16)
+        for first in alphabet {
+            for second in alphabet {
+                words.append([first, second])
+                words.append([first, second, 0x65])
+                words.append([0x6F, first, second])
+            }
+        }
+        var measuredBySum = 0
+        var measured = 0
+        for face in faces {
+            for size in [12.0, 16.7] {
+                let pairwise = Shaper(keepsGlyphs: false)
+                let reference = Shaper()
+                let id = pairwise.parameterID(ShapingParameters(face: face, size: size, language: "en"))
+                let referenceID = reference.parameterID(ShapingParameters(face: face, size: size, language: "en"))
+                for word in words {
+                    let before = pairwise.pairwiseWords
+                    let width = pairwise.measure(word[...], parameterID: id).advance
+                    XCTAssertEqual(width, reference.shape(word[...], parameterID: referenceID).advance, "\(String(decoding: word, as: UTF16.self)) in \(face.key)")
+                    measuredBySum += pairwise.pairwiseWords - before
+                }
+                measured += pairwise.misses
+            }
+        }
+        // The sum takes most words (else this test would check nothing) but not all of them.
+        XCTAssertGreaterThan(measuredBySum, measured / 2)
+        XCTAssertLessThan(measuredBySum, measured)
+    }
+
+    /// Truncated or garbled layout tables make the check say "it would act" (so HarfBuzz measures
+    /// the word), never read out of bounds.
+    func testMalformedTablesAreReadSafely() throws {
+        let bytes: [UInt8] = [0, 1, 0, 0, 0, 10, 0, 12, 0, 200, 0xFF, 0xFF]
+        try bytes.withUnsafeBufferPointer { buffer in
+            let table = FontTable(bytes: buffer.baseAddress, count: buffer.count)
+            XCTAssertEqual(try table.u16(0), 1)
+            XCTAssertThrowsError(try table.u16(11))
+            XCTAssertThrowsError(try table.u16(-1))
+            XCTAssertThrowsError(try table.coverageIndex(8, 3))
+            XCTAssertNil(try table.coverageIndex(nil, 3))
+            XCTAssertEqual(try table.glyphClass(nil, 3), 0)
+        }
+    }
+}
