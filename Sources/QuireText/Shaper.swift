@@ -244,7 +244,11 @@ public final class Shaper {
             measured = known
         } else {
             misses += 1
-            if composing, let parts = composed(text, id: parameterID) {
+            let summed = composing && !keepsGlyphs ? pairwiseWidth(text, id: parameterID) : nil
+            if let summed {
+                // Map-only layout: the pairwise sum takes most new words whole, punctuation and all.
+                measured = summed
+            } else if composing, let parts = composed(text, id: parameterID) {
                 measured = parts
             } else if keepsGlyphs && composing {
                 // Painting shapes the same words again: keep their glyphs (not those of a word's
@@ -253,7 +257,7 @@ public final class Shaper {
                 let shaped = cachedShape(owned, key: TextKey(owned, tag: parameterID), parameterID: parameterID).shaped
                 measured = (shaped.advance, shaped.hasMissingGlyphs)
             } else {
-                measured = measureUncached(text, id: parameterID)
+                measured = measureUncached(text, id: parameterID, summing: !(composing && !keepsGlyphs))
             }
             if keepsGlyphs {
                 widths.insert(widthKey, advance: measured.advance, missing: measured.missing)
@@ -443,12 +447,9 @@ public final class Shaper {
 
     /// The advance alone (as `shapeUncached` sums it: whole font units, then the scale) and whether
     /// a glyph is missing: map-only layout keeps no glyphs, so none are built.
-    private func measureUncached(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> (advance: Double, missing: Bool) {
-        let settings = harfBuzzSettings(id)
-        if !settings.rightToLeft, !settings.vertical, let units = pairwiseUnits(text, id: id) {
-            pairwiseWords += 1
-            return (Double(units) * settings.scale, false)
-        }
+    /// `summing`: whether to try the pairwise sum first (false when it was just tried).
+    private func measureUncached(_ text: UnsafeBufferPointer<UInt16>, id: Int, summing: Bool = true) -> (advance: Double, missing: Bool) {
+        if summing, let summed = pairwiseWidth(text, id: id) { return summed }
         let (count, infos, positions, scale) = runHarfBuzz(text, id: id)
         let vertical = harfBuzzSettings(id).vertical
         var units = 0
@@ -489,6 +490,15 @@ extension Shaper {
         static let unusable = Character(glyph: 0, units: 0, index: -1, subtables: 0)
 
         init(lookups: PlanLookups) { self.lookups = lookups }
+    }
+
+    /// The pairwise sum's width for horizontal left-to-right text; nil for other text, or when
+    /// the sum cannot take it.
+    func pairwiseWidth(_ text: UnsafeBufferPointer<UInt16>, id: Int) -> (advance: Double, missing: Bool)? {
+        let settings = harfBuzzSettings(id)
+        guard !settings.rightToLeft, !settings.vertical, let units = pairwiseUnits(text, id: id) else { return nil }
+        pairwiseWords += 1
+        return (Double(units) * settings.scale, false)
     }
 
     /// A horizontal left-to-right word's advance in font units as the sum of its characters'
