@@ -130,13 +130,15 @@ public final class Shaper {
     /// What HarfBuzz needs per parameter id, made once: language, features and, per script, the
     /// shape plan (so a word is shaped without HarfBuzz finding its plan in the face's cache, or
     /// the language and feature tags being parsed again).
-    private var harfBuzzSettings: [Int: HarfBuzzSettings] = [:]
+    private var harfBuzzSettings: [HarfBuzzSettings?] = []
     private var plans: [PackedKey: OpaquePointer] = [:]
     /// Per shape plan, what measuring words as sums of character and pair advances needs (nil
     /// when the face has tables the sum cannot follow).
     private var pairwise: [PackedKey: PairwiseWidths?] = [:]
     /// Words measured by the pairwise sum, without shaping them.
     public private(set) var pairwiseWords = 0
+    /// The plan the last word was summed with (a paragraph's words mostly share one).
+    private var lastPairwise: (key: PackedKey, widths: PairwiseWidths?)?
 
     /// Plain values only: reading them retains nothing, where copying the parameters out retains
     /// their face, which every worker shares (its reference count then moves between cores).
@@ -401,7 +403,7 @@ public final class Shaper {
     }
 
     private func harfBuzzSettings(_ id: Int) -> HarfBuzzSettings {
-        if let known = harfBuzzSettings[id] { return known }
+        if id < harfBuzzSettings.count, let known = harfBuzzSettings[id] { return known }
         // The face stays alive with the book's shared parameters, so its pointers may be kept.
         let parameters = parameters(id)
         let settings = HarfBuzzSettings(
@@ -412,6 +414,7 @@ public final class Shaper {
             },
             rightToLeft: parameters.rightToLeft, vertical: parameters.vertical, face: parameters.face.hbFace, font: parameters.face.hbFont,
             scale: parameters.size / parameters.face.unitsPerEm)
+        if id >= harfBuzzSettings.count { harfBuzzSettings += Array(repeating: nil, count: id + 1 - harfBuzzSettings.count) }
         harfBuzzSettings[id] = settings
         return settings
     }
@@ -469,27 +472,45 @@ extension Shaper {
         struct Character {
             var glyph: UInt32
             var units: Int32
-            /// The character's row and column in `pairs`.
-            var index: Int32
             /// The plan's subtables whose rules can start at this glyph (`PlanLookups`).
             var subtables: UInt64
         }
 
         let lookups: PlanLookups
-        /// By slot (`pairwiseSlot`): unknown (nil), not usable (`unusable`), or measured.
-        var characters = [Character?](repeating: nil, count: Shaper.pairwiseSlots)
-        /// What shaping two characters together adds to their advances, by their indexes; a
-        /// book's text in one style uses a few dozen characters.
-        var pairs = [Int32](repeating: PairwiseWidths.unknown, count: PairwiseWidths.maxCharacters * PairwiseWidths.maxCharacters)
-        var characterCount: Int32 = 0
+        /// By slot (`pairwiseSlot`): the character's index in `characters`, `unknown` or `unusable`.
+        var slots = [Int16](repeating: PairwiseWidths.unknownSlot, count: Shaper.pairwiseSlots)
+        var characters: [Character] = []
+        /// What shaping two characters together adds to their advances, by their indexes, in a
+        /// square of `side` that doubles as characters come (a book's text in one style uses a
+        /// few dozen; a worker keeps one per style and script).
+        private(set) var pairs = [Int32](repeating: PairwiseWidths.unknown, count: 16 * 16)
+        private(set) var side = 16
 
         static let maxCharacters = 128
+        static let unknownSlot: Int16 = -1
+        static let unusableSlot: Int16 = -2
         static let unknown = Int32.min
         /// A pair whose glyphs change when shaped together.
         static let changes = Int32.min + 1
-        static let unusable = Character(glyph: 0, units: 0, index: -1, subtables: 0)
 
         init(lookups: PlanLookups) { self.lookups = lookups }
+
+        /// Adds a measured character; nil when the pair table is full.
+        func add(_ character: Character) -> Int? {
+            guard characters.count < Self.maxCharacters else { return nil }
+            if characters.count == side {
+                var grown = [Int32](repeating: Self.unknown, count: 4 * side * side)
+                for row in 0..<side {
+                    for column in 0..<side { grown[row * 2 * side + column] = pairs[row * side + column] }
+                }
+                pairs = grown
+                side *= 2
+            }
+            characters.append(character)
+            return characters.count - 1
+        }
+
+        func setPair(_ value: Int32, at slot: Int) { pairs[slot] = value }
     }
 
     /// The pairwise sum's width for horizontal left-to-right text; nil for other text, or when
@@ -528,11 +549,11 @@ extension Shaper {
             var acting: UInt64 = 0
             var previous = -1
             for (position, unit) in text.enumerated() {
-                guard let character = character(unit, in: widths, id: id, script: forced) else { return nil }
+                guard let index = character(unit, in: widths, id: id, script: forced) else { return nil }
+                let character = widths.characters[index]
                 glyphs[position] = character.glyph
                 units += Int(character.units)
                 acting |= character.subtables
-                let index = Int(character.index)
                 if previous >= 0 {
                     guard let kerning = pair(previous, index, text[position - 1], unit, in: widths, id: id, script: forced) else { return nil }
                     units += Int(kerning)
@@ -542,7 +563,7 @@ extension Shaper {
             if acting != 0 {
                 let lookups = widths.lookups
                 for position in text.indices {
-                    let subtables = widths.characters[Self.pairwiseSlot(text[position])!]!.subtables
+                    let subtables = widths.characters[Int(widths.slots[Self.pairwiseSlot(text[position])!])].subtables
                     if subtables != 0 && lookups.acts(on: UnsafeBufferPointer(glyphs), at: position, subtables: subtables) { return nil }
                 }
             }
@@ -567,7 +588,11 @@ extension Shaper {
     /// Nil when the face has tables the sum cannot follow (see `PlanLookups.init`).
     private func pairwiseWidths(id: Int, script: hb_script_t, sample: UInt16) -> PairwiseWidths? {
         let key = PackedKey(id, Int(script.rawValue & 0xFF_FFFF), Int(script.rawValue >> 24))
-        if let known = pairwise[key] { return known }
+        if let last = lastPairwise, last.key == key { return last.widths }
+        if let known = pairwise[key] {
+            lastPairwise = (key, known)
+            return known
+        }
         // The plan HarfBuzz shapes such a word with: the one shaping one of its characters makes.
         var unit = sample
         _ = withUnsafePointer(to: &unit) {
@@ -576,54 +601,54 @@ extension Shaper {
         let settings = harfBuzzSettings(id)
         let widths = plans[key].flatMap { PlanLookups(face: settings.face, plan: $0) }.map(PairwiseWidths.init)
         pairwise[key] = widths
+        lastPairwise = (key, widths)
         return widths
     }
 
-    /// The character's glyph, advance alone and subtables, measured on first use; nil when the
-    /// sum cannot take it (no glyph, not a base glyph, shaped alone into another glyph, or past
-    /// the pair table's size).
+    /// The character's index in `widths.characters`, measured on first use; nil when the sum
+    /// cannot take it (no glyph, not a base glyph, shaped alone into another glyph, or past the
+    /// pair table's size).
     @inline(__always)
-    private func character(_ unit: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> PairwiseWidths.Character? {
+    private func character(_ unit: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> Int? {
         let slot = Self.pairwiseSlot(unit)!
-        if let known = widths.characters[slot] { return known.index < 0 ? nil : known }
-        let measured = measureCharacter(unit, in: widths, id: id, script: script)
-        widths.characters[slot] = measured ?? PairwiseWidths.unusable
-        return measured
+        let known = widths.slots[slot]
+        if known >= 0 { return Int(known) }
+        if known == PairwiseWidths.unusableSlot { return nil }
+        let index = measureCharacter(unit, id: id, script: script).flatMap { measured in
+            widths.add(PairwiseWidths.Character(glyph: measured.glyph, units: measured.units, subtables: widths.lookups.subtableMask(startingAt: measured.glyph)))
+        }
+        widths.slots[slot] = index.map { Int16($0) } ?? PairwiseWidths.unusableSlot
+        return index
     }
 
-    private func measureCharacter(_ unit: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> PairwiseWidths.Character? {
+    private func measureCharacter(_ unit: UInt16, id: Int, script: hb_script_t?) -> (glyph: UInt32, units: Int32)? {
         let settings = harfBuzzSettings(id)
         var glyph: hb_codepoint_t = 0
-        guard widths.characterCount < PairwiseWidths.maxCharacters, hb_font_get_nominal_glyph(settings.font, hb_codepoint_t(unit), &glyph) != 0,
-            glyph != 0
-        else { return nil }
+        guard hb_font_get_nominal_glyph(settings.font, hb_codepoint_t(unit), &glyph) != 0, glyph != 0 else { return nil }
         let glyphClass = hb_ot_layout_get_glyph_class(settings.face, glyph)
         guard glyphClass == HB_OT_LAYOUT_GLYPH_CLASS_UNCLASSIFIED || glyphClass == HB_OT_LAYOUT_GLYPH_CLASS_BASE_GLYPH else { return nil }
         var single = unit
         let run = withUnsafePointer(to: &single) { runHarfBuzz(UnsafeBufferPointer(start: $0, count: 1), id: id, script: script) }
         guard run.count == 1, run.infos[0].codepoint == glyph else { return nil }
-        defer { widths.characterCount += 1 }
-        return PairwiseWidths.Character(
-            glyph: glyph, units: run.positions[0].x_advance, index: widths.characterCount, subtables: widths.lookups.subtableMask(startingAt: glyph))
+        return (glyph, run.positions[0].x_advance)
     }
 
-    /// What shaping the two characters together adds to their advances alone; nil when it
-    /// changes their glyphs.
+    /// What shaping the two characters (by index) together adds to their advances alone; nil
+    /// when it changes their glyphs.
     @inline(__always)
     private func pair(_ first: Int, _ second: Int, _ left: UInt16, _ right: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> Int32? {
-        let slot = first * PairwiseWidths.maxCharacters + second
+        let slot = first * widths.side + second
         var kerning = widths.pairs[slot]
         if kerning == PairwiseWidths.unknown {
-            kerning = measurePair(left, right, in: widths, id: id, script: script)
-            widths.pairs[slot] = kerning
+            kerning = measurePair(widths.characters[first], widths.characters[second], left, right, id: id, script: script)
+            widths.setPair(kerning, at: slot)
         }
         return kerning == PairwiseWidths.changes ? nil : kerning
     }
 
-    private func measurePair(_ left: UInt16, _ right: UInt16, in widths: PairwiseWidths, id: Int, script: hb_script_t?) -> Int32 {
-        guard let first = widths.characters[Self.pairwiseSlot(left)!], let second = widths.characters[Self.pairwiseSlot(right)!] else {
-            return PairwiseWidths.changes
-        }
+    private func measurePair(
+        _ first: PairwiseWidths.Character, _ second: PairwiseWidths.Character, _ left: UInt16, _ right: UInt16, id: Int, script: hb_script_t?
+    ) -> Int32 {
         var both = (left, right)
         let run = withUnsafeBytes(of: &both) {
             runHarfBuzz(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt16.self), count: 2), id: id, script: script)
