@@ -246,9 +246,9 @@ public final class Shaper {
             measured = known
         } else {
             misses += 1
-            let summed = composing && !keepsGlyphs ? pairwiseWidth(text, id: parameterID) : nil
-            if let summed {
-                // Map-only layout: the pairwise sum takes most new words whole, punctuation and all.
+            // Map-only layout tries the pairwise sum on the whole word first, punctuation and all.
+            let sums = composing && !keepsGlyphs
+            if sums, let summed = pairwiseWidth(text, id: parameterID) {
                 measured = summed
             } else if composing, let parts = composed(text, id: parameterID) {
                 measured = parts
@@ -259,7 +259,7 @@ public final class Shaper {
                 let shaped = cachedShape(owned, key: TextKey(owned, tag: parameterID), parameterID: parameterID).shaped
                 measured = (shaped.advance, shaped.hasMissingGlyphs)
             } else {
-                measured = measureUncached(text, id: parameterID, summing: !(composing && !keepsGlyphs))
+                measured = measureUncached(text, id: parameterID, summing: !sums)
             }
             if keepsGlyphs {
                 widths.insert(widthKey, advance: measured.advance, missing: measured.missing)
@@ -483,7 +483,7 @@ extension Shaper {
         /// What shaping two characters together adds to their advances, by their indexes, in a
         /// square of `side` that doubles as characters come (a book's text in one style uses a
         /// few dozen; a worker keeps one per style and script).
-        private(set) var pairs = [Int32](repeating: PairwiseWidths.unknown, count: 16 * 16)
+        var pairs = [Int32](repeating: PairwiseWidths.unknown, count: 16 * 16)
         private(set) var side = 16
 
         static let maxCharacters = 128
@@ -509,8 +509,6 @@ extension Shaper {
             characters.append(character)
             return characters.count - 1
         }
-
-        func setPair(_ value: Int32, at slot: Int) { pairs[slot] = value }
     }
 
     /// The pairwise sum's width for horizontal left-to-right text; nil for other text, or when
@@ -641,7 +639,7 @@ extension Shaper {
         var kerning = widths.pairs[slot]
         if kerning == PairwiseWidths.unknown {
             kerning = measurePair(widths.characters[first], widths.characters[second], left, right, id: id, script: script)
-            widths.setPair(kerning, at: slot)
+            widths.pairs[slot] = kerning
         }
         return kerning == PairwiseWidths.changes ? nil : kerning
     }
