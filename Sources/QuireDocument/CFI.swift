@@ -299,7 +299,7 @@ public enum CFI {
                 // end of the parent's text when the chunk is the last).
                 let elements = children.filter { tree.kind(of: $0) == .element }
                 if elementsBefore < elements.count { return text.document.textOffset(atElement: elements[elementsBefore]) }
-                return text.document.textOffset(atElement: current) + (tree.element(current)?.textContent.utf16.count ?? 0)
+                return text.document.textOffset(atElement: current) + (tree.element(current)?.textContentUTF16Length ?? 0)
             }
         }
         if let offset = path.offset {

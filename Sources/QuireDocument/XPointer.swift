@@ -30,7 +30,7 @@ public enum XPointer {
     }
 
     static func previousSiblingWithoutText(_ node: NodeID, _ tree: XMLTree) -> NodeID? {
-        guard let previous = tree.previousSibling(of: node), let element = tree.element(previous), element.textContent.isEmpty else { return nil }
+        guard let previous = tree.previousSibling(of: node), let element = tree.element(previous), !element.hasTextContent else { return nil }
         return element.id
     }
 

@@ -179,7 +179,7 @@ public enum PositionsList {
             guard container.archive.entry(named: path) != nil, let document = try? ContentDocument.read(page, from: container) else {
                 continue  // an unreadable page names no picture
             }
-            if (document.body?.textContent.collapsingWhitespace().utf16.count ?? 0) > 15 { return false }
+            if document.body?.collapsedTextLength(exceeds: 15) == true { return false }
             var seen = Set<String>()
             for element in document.tree.root.map({ [$0] + $0.descendants() }) ?? [] {
                 let source: String?

@@ -260,6 +260,40 @@ public struct XMLElement: Sendable, Hashable {
         return text
     }
 
+    /// Whether some text node lies inside the element (`textContent` is not empty), without
+    /// joining the text.
+    public var hasTextContent: Bool {
+        tree.descendantIDs(of: id).contains { tree.kinds[Int($0)] == .text && !tree.texts[Int(tree.payloads[Int($0)])].isEmpty }
+    }
+
+    /// `textContent.utf16.count`, without joining the text.
+    public var textContentUTF16Length: Int {
+        var length = 0
+        for index in tree.descendantIDs(of: id) where tree.kinds[Int(index)] == .text {
+            length += tree.texts[Int(tree.payloads[Int(index)])].utf16Length
+        }
+        return length
+    }
+
+    /// Whether `textContent.collapsingWhitespace()` is longer than `limit` UTF-16 units; reads
+    /// only as far as it needs to (a test on a chapter's first words, not a copy of the chapter).
+    public func collapsedTextLength(exceeds limit: Int) -> Bool {
+        var length = 0
+        var pendingSpace = false
+        for index in tree.descendantIDs(of: id) where tree.kinds[Int(index)] == .text {
+            for scalar in tree.texts[Int(tree.payloads[Int(index)])].unicodeScalars {
+                if scalar.isXMLWhitespace || scalar.properties.isWhitespace {
+                    pendingSpace = length > 0
+                    continue
+                }
+                length += (pendingSpace ? 1 : 0) + scalar.utf16.count
+                pendingSpace = false
+                if length > limit { return true }
+            }
+        }
+        return false
+    }
+
     /// `xml:lang`, else `lang`, looked up through ancestors.
     public var language: String? {
         var current: XMLElement? = self
