@@ -132,6 +132,7 @@ if Context.environment["QUIRE_FUZZ"] != nil {
         ("FuzzPositions", ["QuireContainer", "QuireDocument", "QuirePositions"]),
         ("FuzzImages", ["QuireImages"]),
         ("FuzzLayout", ["QuireContainer", "QuireLayout", "QuireText"]),
+        ("FuzzFonts", ["QuireText"]),
     ]
     for fuzzer in fuzzers {
         package.targets.append(
