@@ -26,6 +26,10 @@ final class PlanLookups {
         var table: FontTable
         var kind: Kind
         var offset: Int
+        /// The lookup skips base glyphs (flag IgnoreBaseGlyphs): where a font leaves some letters
+        /// unclassified, it matches across the others, so glyphs need not be adjacent. Such a
+        /// subtable counts as acting wherever its first glyph is covered.
+        var skipsBases = false
     }
 
     private let blobs: [OpaquePointer]
@@ -77,6 +81,7 @@ final class PlanLookups {
         guard lookupList != 0, lookup < (try table.u16(lookupList)) else { throw FontTable.Malformed() }
         let start = lookupList + (try table.u16(lookupList + 2 + 2 * lookup))
         let lookupType = try table.u16(start)
+        let skipsBases = try table.u16(start + 2) & 0x2 != 0
         var found: [Subtable] = []
         for index in 0..<(try table.u16(start + 4)) {
             var offset = start + (try table.u16(start + 6 + 2 * index))
@@ -96,11 +101,12 @@ final class PlanLookups {
             case (false, 1), (false, 4), (false, 5), (false, 6): kind = nil
             case (false, 2):
                 // Pair adjustment: the next pair starts at the second glyph only when the second
-                // value record is empty; otherwise adjacent pairs are not independent.
-                kind = try table.u16(offset + 6) == 0 ? nil : .anyCovered
+                // value record is empty; otherwise adjacent pairs are not independent. Skipping
+                // base glyphs, it may pair glyphs that are not adjacent.
+                kind = try table.u16(offset + 6) == 0 && !skipsBases ? nil : .anyCovered
             default: throw FontTable.Malformed()
             }
-            if let kind { found.append(Subtable(table: table, kind: kind, offset: offset)) }
+            if let kind { found.append(Subtable(table: table, kind: kind, offset: offset, skipsBases: skipsBases)) }
         }
         return found
     }
@@ -166,6 +172,12 @@ final class PlanLookups {
         let start = subtable.offset
         let glyph = Int(glyphs[position])
         let format = try table.u16(start)
+        if subtable.skipsBases {
+            switch try firstGlyphs(subtable) {
+            case .any: return true
+            case .covered(let coverage): return try table.coverageIndex(coverage, glyph) != nil
+            }
+        }
         switch subtable.kind {
         case .anyCovered:
             return try table.coverageIndex(table.offset(from: start, at: start + 2), glyph) != nil
@@ -323,7 +335,16 @@ struct FontTable {
         return offset == 0 ? nil : base + offset
     }
 
+    /// HarfBuzz's sanitizer drops a coverage or class table that runs past the table's end (a
+    /// dropped class table puts every glyph in class 0, so rules match *more*): such a table is
+    /// malformed here too, whichever entry a lookup reads.
+    private func requireWhole(_ end: Int) throws(Malformed) {
+        guard end <= count else { throw Malformed() }
+    }
+
     /// The glyph's index in a coverage table, nil when it is not covered (or the table is null).
+    /// The search visits entries in the order HarfBuzz's does, so an unsorted table gives the
+    /// index HarfBuzz finds.
     func coverageIndex(_ coverage: Int?, _ glyph: Int) throws(Malformed) -> Int? {
         guard let coverage else { return nil }
         let count = try u16(coverage + 2)
@@ -331,15 +352,17 @@ struct FontTable {
         var high = count
         switch try u16(coverage) {
         case 1:
+            try requireWhole(coverage + 4 + 2 * count)
             while low < high {
-                let middle = (low + high) / 2
+                let middle = (low + high - 1) / 2
                 let value = try u16(coverage + 4 + 2 * middle)
                 if value == glyph { return middle }
                 if value < glyph { low = middle + 1 } else { high = middle }
             }
         case 2:
+            try requireWhole(coverage + 4 + 6 * count)
             while low < high {
-                let middle = (low + high) / 2
+                let middle = (low + high - 1) / 2
                 let range = coverage + 4 + 6 * middle
                 if glyph < (try u16(range)) {
                     high = middle
@@ -361,12 +384,14 @@ struct FontTable {
         case 1:
             let first = try u16(classDef + 2)
             let count = try u16(classDef + 4)
+            try requireWhole(classDef + 6 + 2 * count)
             return glyph >= first && glyph < first + count ? try u16(classDef + 6 + 2 * (glyph - first)) : 0
         case 2:
             var low = 0
             var high = try u16(classDef + 2)
+            try requireWhole(classDef + 4 + 6 * high)
             while low < high {
-                let middle = (low + high) / 2
+                let middle = (low + high - 1) / 2
                 let range = classDef + 4 + 6 * middle
                 if glyph < (try u16(range)) {
                     high = middle

@@ -112,5 +112,17 @@ final class PairwiseWidthTests: XCTestCase {
             XCTAssertNil(try table.coverageIndex(nil, 3))
             XCTAssertEqual(try table.glyphClass(nil, 3), 0)
         }
+        // An unsorted coverage (f = 73 before a = 68): HarfBuzz's binary search looks at entry 0
+        // first and finds f there; the search must too, or a ligature on f goes unseen.
+        let unsorted: [UInt8] = [0, 1, 0, 2, 0, 73, 0, 68]
+        try unsorted.withUnsafeBufferPointer { buffer in
+            XCTAssertEqual(try FontTable(bytes: buffer.baseAddress, count: buffer.count).coverageIndex(0, 73), 0)
+        }
+        // A class table that runs past the end: HarfBuzz drops it (every glyph class 0), so
+        // reading the entries in range would disagree; it is malformed.
+        let truncated: [UInt8] = [0, 1, 0, 10, 0, 5, 0, 1, 0, 2]
+        try truncated.withUnsafeBufferPointer { buffer in
+            XCTAssertThrowsError(try FontTable(bytes: buffer.baseAddress, count: buffer.count).glyphClass(0, 10))
+        }
     }
 }
