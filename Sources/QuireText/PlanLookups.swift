@@ -347,12 +347,12 @@ struct FontTable {
     /// index HarfBuzz finds.
     func coverageIndex(_ coverage: Int?, _ glyph: Int) throws(Malformed) -> Int? {
         guard let coverage else { return nil }
-        let count = try u16(coverage + 2)
-        var low = 0
-        var high = count
         switch try u16(coverage) {
         case 1:
+            let count = try u16(coverage + 2)
             try requireWhole(coverage + 4 + 2 * count)
+            var low = 0
+            var high = count
             while low < high {
                 let middle = (low + high - 1) / 2
                 let value = try u16(coverage + 4 + 2 * middle)
@@ -360,19 +360,29 @@ struct FontTable {
                 if value < glyph { low = middle + 1 } else { high = middle }
             }
         case 2:
-            try requireWhole(coverage + 4 + 6 * count)
-            while low < high {
-                let middle = (low + high - 1) / 2
-                let range = coverage + 4 + 6 * middle
-                if glyph < (try u16(range)) {
-                    high = middle
-                } else if glyph > (try u16(range + 2)) {
-                    low = middle + 1
-                } else {
-                    return try u16(range + 4) + glyph - (try u16(range))
-                }
-            }
+            guard let range = try rangeRecord(at: coverage + 2, glyph) else { return nil }
+            return try u16(range + 4) + glyph - (try u16(range))
         default: throw Malformed()
+        }
+        return nil
+    }
+
+    /// The range record (first glyph, last glyph, value: 6 bytes) holding the glyph, in the
+    /// count-prefixed array at `countField` that format-2 coverage and class tables share.
+    private func rangeRecord(at countField: Int, _ glyph: Int) throws(Malformed) -> Int? {
+        var low = 0
+        var high = try u16(countField)
+        try requireWhole(countField + 2 + 6 * high)
+        while low < high {
+            let middle = (low + high - 1) / 2
+            let range = countField + 2 + 6 * middle
+            if glyph < (try u16(range)) {
+                high = middle
+            } else if glyph > (try u16(range + 2)) {
+                low = middle + 1
+            } else {
+                return range
+            }
         }
         return nil
     }
@@ -387,21 +397,8 @@ struct FontTable {
             try requireWhole(classDef + 6 + 2 * count)
             return glyph >= first && glyph < first + count ? try u16(classDef + 6 + 2 * (glyph - first)) : 0
         case 2:
-            var low = 0
-            var high = try u16(classDef + 2)
-            try requireWhole(classDef + 4 + 6 * high)
-            while low < high {
-                let middle = (low + high - 1) / 2
-                let range = classDef + 4 + 6 * middle
-                if glyph < (try u16(range)) {
-                    high = middle
-                } else if glyph > (try u16(range + 2)) {
-                    low = middle + 1
-                } else {
-                    return try u16(range + 4)
-                }
-            }
-            return 0
+            guard let range = try rangeRecord(at: classDef + 2, glyph) else { return 0 }
+            return try u16(range + 4)
         default: throw Malformed()
         }
     }
