@@ -115,14 +115,15 @@ public final class Shaper {
     private let shared: SharedShaping
     private var parameterIDs: [ShapingParameters: Int] = [:]
     private var parameters: [Int: ShapingParameters] = [:]
-    /// Shaped words in two generations: when the young one is full it becomes the old one and the
-    /// one before is dropped, and a word found in the old one moves back to the young. A worker's
-    /// glyphs stay bounded (at most twice `cacheGeneration` words) while the words a book keeps
-    /// using stay cached; a long book's rare words (names, numbers) do not pile up.
+    /// Painting: this worker's short words, with the widths measured and the glyphs shaped
+    /// (map-only layout keeps no glyphs and measures into the book's shared width table).
+    private var shapedWords = ShapedWords()
+    /// Shaped runs longer than `TextKey.inlineUnits`, in two generations: when the young one is
+    /// full it becomes the old one and the one before is dropped, and a run found in the old one
+    /// moves back to the young. A worker's glyphs stay bounded while the runs a book keeps using
+    /// stay cached; a long book's rare ones do not pile up.
     private var cache: [TextKey: ShapedText] = [:]
     private var olderCache: [TextKey: ShapedText] = [:]
-    /// Render mode's exact table of this worker's word widths (map-only layout uses the shared one).
-    private var widths = WidthTable()
     private var recent = RecentWidths()
     /// Map-only layout's widths of words too long for the width tables.
     private var longWidths: [TextKey: (advance: Double, hasMissingGlyphs: Bool)] = [:]
@@ -156,8 +157,8 @@ public final class Shaper {
     public private(set) var misses = 0
     /// The caches are dropped when they grow past this many entries (bounded memory on huge books).
     public static let maxCacheEntries = 300_000
-    /// Shaped words per generation of the glyph cache (see `cache`).
-    public static let cacheGeneration = 32_768
+    /// Shaped long runs per generation of their cache (see `cache`).
+    static let cacheGeneration = 4096
 
     /// Whether measured words keep their shaped glyphs for drawing (off for map-only layout).
     public let keepsGlyphs: Bool
@@ -236,8 +237,8 @@ public final class Shaper {
             return known
         }
         let measured: (advance: Double, missing: Bool)
-        if keepsGlyphs, let known = widths.find(widthKey) {
-            // Painting keeps this worker's own table beside its glyph cache.
+        if keepsGlyphs, let known = shapedWords.width(widthKey) {
+            // Painting keeps this worker's own table of words, with their glyphs.
             hits += 1
             measured = known
         } else if !keepsGlyphs, let known = shared.width(widthKey) {
@@ -255,14 +256,13 @@ public final class Shaper {
             } else if keepsGlyphs && composing {
                 // Painting shapes the same words again: keep their glyphs (not those of a word's
                 // parts and seams, which are never drawn on their own).
-                let owned = text[...].copied
-                let shaped = cachedShape(owned, key: TextKey(owned, tag: parameterID), parameterID: parameterID).shaped
+                let shaped = shapedShort(text, key: widthKey, parameterID: parameterID).shaped
                 measured = (shaped.advance, shaped.hasMissingGlyphs)
             } else {
                 measured = measureUncached(text, id: parameterID, summing: !sums)
             }
             if keepsGlyphs {
-                widths.insert(widthKey, advance: measured.advance, missing: measured.missing)
+                shapedWords.storeWidth(widthKey, advance: measured.advance, missing: measured.missing)
             } else {
                 shared.store(widthKey, advance: measured.advance, missing: measured.missing)
             }
@@ -339,9 +339,34 @@ public final class Shaper {
 
     public func shape(_ text: ArraySlice<UInt16>, parameterID: Int) -> ShapedText {
         if text.isEmpty { return .empty }
-        let result = cachedShape(text, key: TextKey(text, tag: parameterID), parameterID: parameterID)
+        let result =
+            if let widthKey = text.withUnsafeBufferPointer({ WidthKey(units: $0, tag: parameterID) }) {
+                text.withUnsafeBufferPointer { shapedShort($0, key: widthKey, parameterID: parameterID) }
+            } else {
+                cachedShape(text, key: TextKey(text, tag: parameterID), parameterID: parameterID)
+            }
         if result.wasCached { hits += 1 } else { misses += 1 }
         return result.shaped
+    }
+
+    /// A short text's glyphs from this worker's words, or shaped and kept (not counted: callers
+    /// count).
+    private func shapedShort(_ text: UnsafeBufferPointer<UInt16>, key: WidthKey, parameterID: Int) -> (shaped: ShapedText, wasCached: Bool) {
+        if let kept = shapedWords.shaped(key) {
+            let settings = harfBuzzSettings(parameterID)
+            var glyphs: [ShapedGlyph] = []
+            glyphs.reserveCapacity(kept.glyphs.count)
+            for glyph in kept.glyphs {
+                glyphs.append(
+                    Self.glyph(
+                        UInt32(glyph.id), UInt32(glyph.cluster), advance: glyph.advance, xOffset: Int32(glyph.xOffset), yOffset: Int32(glyph.yOffset),
+                        scale: settings.scale, vertical: settings.vertical))
+            }
+            return (ShapedText(glyphs: glyphs, advance: Double(kept.units) * settings.scale), true)
+        }
+        let result = shapeUncached(text, id: parameterID, packing: true)
+        if let packed = result.packed { shapedWords.storeShaped(key, packed, units: Int32(result.units)) }
+        return (result.shaped, false)
     }
 
     /// The shaped text from the cache, or shaped and cached (not counted: callers count).
@@ -351,7 +376,7 @@ public final class Shaper {
             keepShaped(older, key: key)
             return (older, true)
         }
-        let shaped = shapeUncached(text, id: parameterID)
+        let shaped = text.withUnsafeBufferPointer { shapeUncached($0, id: parameterID).shaped }
         keepShaped(shaped, key: key)
         return (shaped, false)
     }
@@ -419,33 +444,55 @@ public final class Shaper {
         return settings
     }
 
-    private func shapeUncached(_ text: ArraySlice<UInt16>, id: Int) -> ShapedText {
-        let (count, infos, positions, scale) = text.withUnsafeBufferPointer { runHarfBuzz($0, id: id) }
+    /// HarfBuzz's glyphs for a text, and the sum of their advances in font units; with `packing`,
+    /// the glyphs as `ShapedWords` keeps them too (nil when a value does not fit its packed field).
+    private func shapeUncached(_ text: UnsafeBufferPointer<UInt16>, id: Int, packing: Bool = false) -> (
+        shaped: ShapedText, packed: [PackedGlyph]?, units: Int
+    ) {
+        let (count, infos, positions, scale) = runHarfBuzz(text, id: id)
+        let vertical = harfBuzzSettings(id).vertical
         var glyphs: [ShapedGlyph] = []
         glyphs.reserveCapacity(count)
+        var packed: [PackedGlyph]? = packing ? [] : nil
+        packed?.reserveCapacity(count)
         var units = 0
-        if harfBuzzSettings(id).vertical {
-            // HarfBuzz's vertical positions (y up, the pen moving down) in the turned line's terms.
-            for index in 0..<count {
-                let position = positions[index]
-                units -= Int(position.y_advance)
-                glyphs.append(
-                    ShapedGlyph(
-                        id: infos[index].codepoint, cluster: infos[index].cluster, advance: Float(-Double(position.y_advance) * scale),
-                        xOffset: Float(-Double(position.y_offset) * scale), yOffset: Float(Double(position.x_offset) * scale)))
-            }
-            return ShapedText(glyphs: glyphs, advance: Double(units) * scale)
-        }
         for index in 0..<count {
-            let x = Double(positions[index].x_advance) * scale
-            units += Int(positions[index].x_advance)
-            glyphs.append(
-                ShapedGlyph(
-                    id: infos[index].codepoint, cluster: infos[index].cluster, advance: Float(x),
-                    xOffset: Float(Double(positions[index].x_offset) * scale),
-                    yOffset: Float(Double(positions[index].y_offset) * scale)))
+            let position = positions[index]
+            // A vertical run's advance is HarfBuzz's y advance, its offsets are y then x.
+            let advance = vertical ? position.y_advance : position.x_advance
+            let xOffset = vertical ? position.y_offset : position.x_offset
+            let yOffset = vertical ? position.x_offset : position.y_offset
+            units += Int(vertical ? -advance : advance)
+            let id = infos[index].codepoint
+            let cluster = infos[index].cluster
+            glyphs.append(Self.glyph(id, cluster, advance: advance, xOffset: xOffset, yOffset: yOffset, scale: scale, vertical: vertical))
+            if packed != nil {
+                if let id = UInt16(exactly: id), let cluster = UInt16(exactly: cluster), let x = Int16(exactly: xOffset), let y = Int16(exactly: yOffset) {
+                    packed!.append(PackedGlyph(id: id, cluster: cluster, advance: advance, xOffset: x, yOffset: y))
+                } else {
+                    packed = nil
+                }
+            }
         }
-        return ShapedText(glyphs: glyphs, advance: Double(units) * scale)
+        if Int32(exactly: units) == nil { packed = nil }
+        return (ShapedText(glyphs: glyphs, advance: Double(units) * scale), packed, units)
+    }
+
+    /// A glyph from HarfBuzz's font units; in a vertical run, its y advance, y offset and x offset,
+    /// given as if the column were a line turned a quarter turn (see `ShapedGlyph`). Glyphs shaped
+    /// now and glyphs kept packed go through this one computation, so both come out the same.
+    @inline(__always)
+    private static func glyph(
+        _ id: UInt32, _ cluster: UInt32, advance: Int32, xOffset: Int32, yOffset: Int32, scale: Double, vertical: Bool
+    ) -> ShapedGlyph {
+        if vertical {
+            return ShapedGlyph(
+                id: id, cluster: cluster, advance: Float(-Double(advance) * scale), xOffset: Float(-Double(xOffset) * scale),
+                yOffset: Float(Double(yOffset) * scale))
+        }
+        return ShapedGlyph(
+            id: id, cluster: cluster, advance: Float(Double(advance) * scale), xOffset: Float(Double(xOffset) * scale),
+            yOffset: Float(Double(yOffset) * scale))
     }
 
     /// The advance alone (as `shapeUncached` sums it: whole font units, then the scale) and whether
