@@ -5,6 +5,8 @@
 #include <unicode/uscript.h>
 #include <unicode/uchar.h>
 #include <unicode/ustring.h>
+#include <unicode/unorm2.h>
+#include <unicode/utf16.h>
 
 // Opening a line-break iterator loads rule data and is costly, so each thread keeps one per locale.
 static __thread UBreakIterator *cached_iterator = NULL;
@@ -248,4 +250,59 @@ int32_t quire_to_lower(const uint16_t *src, int32_t length, uint16_t *dst, int32
     UErrorCode status = U_ZERO_ERROR;
     int32_t n = u_strToLower((UChar *)dst, capacity, (const UChar *)src, length, locale, &status);
     return U_FAILURE(status) ? -1 : n;
+}
+
+int32_t quire_search_fold(const uint16_t *text, int32_t length, uint16_t *folded, int32_t *starts, int32_t *ends, int32_t capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    const UNormalizer2 *nfd = unorm2_getNFDInstance(&status);
+    if (U_FAILURE(status)) return -1;
+    int32_t count = 0;
+    int32_t index = 0;
+    while (index < length) {
+        int32_t start = index;
+        UChar32 codepoint;
+        U16_NEXT(text, index, length, codepoint);
+        if (codepoint < 0x80) {
+            // ASCII folds to its lower case and has no decomposition.
+            if (count >= capacity) return -2;
+            folded[count] = (uint16_t)(codepoint >= 'A' && codepoint <= 'Z' ? codepoint + 32 : codepoint);
+            starts[count] = start;
+            ends[count] = index;
+            count++;
+            continue;
+        }
+        // The code point's canonical decomposition (itself when it has none).
+        UChar decomposed[32];
+        int32_t decomposedLength = unorm2_getDecomposition(nfd, codepoint, decomposed, 32, &status);
+        if (U_FAILURE(status)) return -1;
+        if (decomposedLength < 0) {
+            decomposedLength = 0;
+            U16_APPEND_UNSAFE(decomposed, decomposedLength, codepoint);
+        }
+        int32_t at = 0;
+        while (at < decomposedLength) {
+            UChar32 part;
+            U16_NEXT(decomposed, at, decomposedLength, part);
+            // Diacritics are the nonspacing marks a decomposition leaves (é → e + ◌́). A mark
+            // belongs to the character before it: a match ending there takes the mark too.
+            if (u_charType(part) == U_NON_SPACING_MARK) {
+                for (int32_t last = count - 1; last >= 0 && starts[last] == starts[count - 1]; last--) ends[last] = index;
+                continue;
+            }
+            UChar single[2];
+            int32_t singleLength = 0;
+            U16_APPEND_UNSAFE(single, singleLength, part);
+            UChar caseFolded[8];
+            int32_t foldedLength = u_strFoldCase(caseFolded, 8, single, singleLength, U_FOLD_CASE_DEFAULT, &status);
+            if (U_FAILURE(status)) return -1;
+            for (int32_t unit = 0; unit < foldedLength; unit++) {
+                if (count >= capacity) return -2;
+                folded[count] = caseFolded[unit];
+                starts[count] = start;
+                ends[count] = index;
+                count++;
+            }
+        }
+    }
+    return count;
 }

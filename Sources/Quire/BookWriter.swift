@@ -155,7 +155,7 @@ enum OutputFiles {
 
     /// A temporary file of an atomic write (`NAME.tmp-PID`).
     private static func isLeftover(_ name: Substring) -> Bool {
-        guard let range = name.range(of: ".tmp-") else { return false }
+        guard let range = name.firstRange(of: ".tmp-") else { return false }
         let pid = name[range.upperBound...]
         return !pid.isEmpty && pid.allSatisfy { ("0"..."9").contains($0) }
     }

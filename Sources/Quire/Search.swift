@@ -1,4 +1,4 @@
-import Foundation
+import CQuireICU
 import QuireCore
 import QuireDocument
 import QuirePositions
@@ -80,18 +80,63 @@ extension Pagination {
     }
 }
 
-/// Case- and diacritic-insensitive search in UTF-16 text, through Foundation's string search
-/// (which folds the way readers expect: "Etre" finds "Être").
+/// Case- and diacritic-insensitive search in UTF-16 text. Both sides are folded by ICU
+/// (`quire_search_fold`: each character decomposed, its nonspacing marks dropped, the rest
+/// case-folded), so "Etre" finds "Être" and "STRASSE" finds "Straße"; a match is reported in the
+/// text's own offsets, whole characters.
 enum TextSearch {
+    /// Folded text and, for each folded unit, the source character's range.
+    struct Folded {
+        var units: [UInt16]
+        var starts: [Int32]
+        var ends: [Int32]
+    }
+
+    /// Nil on an ICU error.
+    static func fold(_ text: UnsafeBufferPointer<UInt16>) -> Folded? {
+        var capacity = text.count + text.count / 2 + 8
+        while true {
+            var folded = Folded(
+                units: [UInt16](repeating: 0, count: capacity), starts: [Int32](repeating: 0, count: capacity),
+                ends: [Int32](repeating: 0, count: capacity))
+            let count = folded.units.withUnsafeMutableBufferPointer { units in
+                folded.starts.withUnsafeMutableBufferPointer { starts in
+                    folded.ends.withUnsafeMutableBufferPointer { ends in
+                        quire_search_fold(text.baseAddress, Int32(text.count), units.baseAddress, starts.baseAddress, ends.baseAddress, Int32(capacity))
+                    }
+                }
+            }
+            if count == -2 {
+                capacity *= 2
+                continue
+            }
+            guard count >= 0 else { return nil }
+            folded.units.removeLast(capacity - Int(count))
+            folded.starts.removeLast(capacity - Int(count))
+            folded.ends.removeLast(capacity - Int(count))
+            return folded
+        }
+    }
+
     static func first(_ query: String, in units: [UInt16], spineIndex: Int, range: Range<Int>, forward: Bool) -> TextMatch? {
         guard !range.isEmpty, range.upperBound <= units.count else { return nil }
-        let text = units.withUnsafeBufferPointer { NSString(characters: $0.baseAddress! + range.lowerBound, length: range.count) }
-        var options: NSString.CompareOptions = [.caseInsensitive, .diacriticInsensitive]
-        if !forward { options.insert(.backwards) }
-        let found = text.range(of: query, options: options)
-        guard found.location != NSNotFound, found.length > 0 else { return nil }
-        let offset = range.lowerBound + found.location
-        return TextMatch(position: Position(spineIndex: spineIndex, offset: offset), length: found.length, context: context(units, offset..<(offset + found.length)))
+        guard let needle = query.utf16Units.withUnsafeBufferPointer({ fold($0) })?.units, !needle.isEmpty,
+            let text = units.withUnsafeBufferPointer({ fold(UnsafeBufferPointer(rebasing: $0[range])) }),
+            let at = find(needle, in: text.units, forward: forward)
+        else { return nil }
+        let offset = range.lowerBound + Int(text.starts[at])
+        let end = range.lowerBound + Int(text.ends[at + needle.count - 1])
+        return TextMatch(position: Position(spineIndex: spineIndex, offset: offset), length: end - offset, context: context(units, offset..<end))
+    }
+
+    /// Where `needle` first occurs in `haystack` (last, going back).
+    static func find(_ needle: [UInt16], in haystack: [UInt16], forward: Bool) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        let candidates = 0...(haystack.count - needle.count)
+        let matches = { (start: Int) -> Bool in
+            haystack[start] == needle[0] && haystack[start..<(start + needle.count)].elementsEqual(needle)
+        }
+        return forward ? candidates.first(where: matches) : candidates.reversed().first(where: matches)
     }
 
     /// Up to 30 units either side of a match, cut at spaces, on one line.

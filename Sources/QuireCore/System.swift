@@ -201,6 +201,19 @@ public enum FileSystem {
     }
 
     /// Everything before the last `/` ("" for a bare name, "/" for a file at the root).
+    /// `directory/name`, with one slash between them.
+    public static func joined(_ directory: String, _ name: String) -> String {
+        guard !directory.isEmpty else { return name }
+        let trimmed = name.drop { $0 == "/" }
+        return directory.hasSuffix("/") ? directory + trimmed : directory + "/" + trimmed
+    }
+
+    /// The last component of a path ("b" for "/a/b/"; "/" for "/").
+    public static func lastComponent(_ path: String) -> String {
+        let parts = path.split(separator: "/")
+        return parts.last.map(String.init) ?? (path.hasPrefix("/") ? "/" : "")
+    }
+
     public static func parentDirectory(_ path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
@@ -231,6 +244,35 @@ public struct SystemError: Error, CustomStringConvertible {
 
 public enum SystemEnvironment {
     public static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// Every environment variable, by name.
+    public static var all: [String: String] {
+        var variables: [String: String] = [:]
+        guard var entry = quire_environment() else { return variables }
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                let name = String(text[..<equals])
+                if variables[name] == nil { variables[name] = String(text[text.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return variables
+    }
+
+    /// Runs a program found on PATH and returns its exit status and standard output (its standard
+    /// error is dropped); nil when it could not be started or was killed.
+    public static func run(_ arguments: [String]) -> (status: Int32, output: String)? {
+        guard !arguments.isEmpty else { return nil }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        argv.append(nil)
+        defer { for pointer in argv { free(pointer) } }
+        var output = [CChar](repeating: 0, count: 1 << 16)
+        var length = 0
+        let status = argv.withUnsafeBufferPointer { quire_run_capturing($0.baseAddress, &output, output.count, &length) }
+        guard status >= 0 else { return nil }
+        return (status, String(decoding: output.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
 
     /// Gives the memory freed so far back to the system. glibc keeps what threads free in their
     /// arenas; a long-running process whose work moves between threads (a batch) otherwise grows.

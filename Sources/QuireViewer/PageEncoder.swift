@@ -1,6 +1,6 @@
 import CChafa
-import Foundation
 import Quire
+import QuireCore
 
 /// Turns a page bitmap into terminal output through libchafa: its kitty, iTerm2 and sixel
 /// encoders, or its Unicode symbols in truecolor, 256 or 16 colours. The term info libchafa's
@@ -18,7 +18,7 @@ public final class PageEncoder: @unchecked Sendable {
     public init(mode: GraphicsMode, termType: String? = nil, passthrough: Bool = false) {
         self.mode = mode
         self.passthrough = passthrough
-        var environment = ProcessInfo.processInfo.environment
+        var environment = SystemEnvironment.all
         if let termType {
             environment["TERM"] = termType
             environment["TMUX"] = nil

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Quire
 import QuireCore
 import QuirePreparation
@@ -59,8 +58,8 @@ public final class RenderedPages: PageSource {
     /// `book`, when given, must be the file the map was made from (checked by SHA-256).
     public init(directory: String, book: Book? = nil) throws {
         self.directory = directory
-        let path = (directory as NSString).appendingPathComponent("positions.json")
-        guard FileManager.default.fileExists(atPath: path) else {
+        let path = FileSystem.joined(directory, "positions.json")
+        guard FileSystem.exists(path) else {
             throw QuireError.cannotOpen(path: path, reason: "no positions.json here: not a `quire render` output")
         }
         map = try PositionMap(path: path)
@@ -71,7 +70,7 @@ public final class RenderedPages: PageSource {
         self.book = book
     }
 
-    public var title: String { map.book.title ?? (directory as NSString).lastPathComponent }
+    public var title: String { map.book.title ?? FileSystem.lastComponent(directory) }
     public var pageCount: Int? { map.pageCount }
 
     /// The page's PNG as rendered: a rendered page carries no glyph positions, so a search
@@ -81,8 +80,8 @@ public final class RenderedPages: PageSource {
         guard let relative = map.pages[page - 1].image else {
             throw QuireError.missingResource(href: "page \(page)", context: "this render left the page out (--pages or --map-only)")
         }
-        let path = (directory as NSString).appendingPathComponent(relative)
-        guard FileManager.default.fileExists(atPath: path) else { throw QuireError.missingResource(href: relative, context: directory) }
+        let path = FileSystem.joined(directory, relative)
+        guard FileSystem.exists(path) else { throw QuireError.missingResource(href: relative, context: directory) }
         let image = try PNGReader.read(path)
         return Bitmap(width: image.width, height: image.height, channels: image.channels, bytes: image.pixels)
     }
@@ -213,7 +212,7 @@ public final class LivePages: PageSource {
         countInBackground()
     }
 
-    public var title: String { book.title ?? (book.path as NSString).lastPathComponent }
+    public var title: String { book.title ?? FileSystem.lastComponent(book.path) }
     public var pageCount: Int? { total.withLock { $0 } }
 
     func address(_ page: Int) throws -> PageAddress { try pagination.resolve(.page(page)) }

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Glibc
 import Quire
 import QuireCore
@@ -73,7 +73,7 @@ public struct ProgressStore: Sendable {
 
     public init(path: String) { self.path = path }
 
-    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ProgressStore {
+    public static func standard(environment: [String: String] = SystemEnvironment.all) throws -> ProgressStore {
         let state: String
         if let value = environment["XDG_STATE_HOME"], value.hasPrefix("/") {
             state = value

@@ -1,4 +1,4 @@
-import Foundation
+import QuireCore
 
 /// Every string the viewer shows, in one table: English, Simplified and Traditional Chinese,
 /// Japanese and Korean. `%@` stands for an argument.
@@ -70,13 +70,13 @@ public struct UIStrings: Sendable {
     ]
 
     /// `--lang`, else LC_ALL, LC_MESSAGES, LANG (zh_TW/zh_HK → Traditional), else English.
-    public init(language: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(language: String? = nil, environment: [String: String] = SystemEnvironment.all) {
         let requested = language ?? ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "en"
         self.language = UIStrings.match(requested)
     }
 
     static func match(_ tag: String) -> String {
-        let lower = tag.lowercased().replacingOccurrences(of: "_", with: "-")
+        let lower = tag.lowercased().replacing("_", with: "-")
         if lower.hasPrefix("zh") {
             return lower.contains("hant") || lower.contains("-tw") || lower.contains("-hk") || lower.contains("-mo") ? "zh-Hant" : "zh-Hans"
         }
@@ -91,7 +91,7 @@ public struct UIStrings: Sendable {
     public func text(_ key: UIString, _ arguments: String...) -> String {
         var text = UIStrings.table[language]?[key] ?? UIStrings.table["en"]![key]!
         for argument in arguments {
-            guard let range = text.range(of: "%@") else { break }
+            guard let range = text.firstRange(of: "%@") else { break }
             text.replaceSubrange(range, with: argument)
         }
         return text

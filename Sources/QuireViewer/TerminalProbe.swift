@@ -1,6 +1,7 @@
-import Foundation
+import Dispatch
 import Glibc
 import Quire
+import QuireCore
 
 /// How pages are drawn: libchafa's pixel modes, and its character-cell modes by colour depth.
 public enum GraphicsMode: String, Sendable, CaseIterable {
@@ -50,41 +51,45 @@ public struct TerminalProbe: Sendable, Equatable {
         var probe = TerminalProbe()
         if text.contains("\u{1B}_Gi=31;OK") { probe.kittyGraphics = true }
         // CSI ? 62 ; 4 ; 22 c
-        if let range = text.range(of: "\u{1B}" + #"\[\?[0-9;]*c"#, options: .regularExpression) {
-            let fields = text[range].dropFirst(3).dropLast().split(separator: ";")
-            probe.sixel = fields.contains("4")
+        if let fields = answer(in: text, after: "\u{1B}[?", final: "c") {
+            probe.sixel = fields.split(separator: ";").contains("4")
         }
         func report(_ code: String) -> (Int, Int)? {
-            guard let range = text.range(of: "\u{1B}\\[\(code);[0-9]+;[0-9]+t", options: .regularExpression) else { return nil }
-            let fields = text[range].dropFirst(2).dropLast().split(separator: ";").compactMap { Int($0) }
-            guard fields.count == 3, fields[1] > 0, fields[2] > 0 else { return nil }
-            return (fields[2], fields[1])  // width, height
+            // CSI code ; height ; width t
+            guard let fields = answer(in: text, after: "\u{1B}[\(code);", final: "t") else { return nil }
+            let numbers = fields.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
+            guard numbers.count == 2, let height = numbers[0], let width = numbers[1], width > 0, height > 0 else { return nil }
+            return (width, height)
         }
         probe.cellPixels = report("6")
         probe.windowPixels = report("4")
         probe.answered = text.contains("\u{1B}[0n") || text.contains("\u{1B}[3n")
         return probe
     }
+
+    /// The digits and semicolons of the first answer that starts with `prefix` and ends with
+    /// `final` right after them (nil when no answer has that form).
+    static func answer(in text: String, after prefix: String, final: Character) -> Substring? {
+        var rest = text[...]
+        while let start = rest.firstRange(of: prefix) {
+            let body = rest[start.upperBound...]
+            let fields = body.prefix { $0.isASCII && ($0.isNumber || $0 == ";") }
+            if fields.endIndex < body.endIndex, body[fields.endIndex] == final { return fields }
+            rest = rest[start.upperBound...]
+        }
+        return nil
+    }
 }
 
 /// tmux: the outer terminal's type, and whether it lets image sequences through.
 public enum Tmux {
-    public static var isInside: Bool { ProcessInfo.processInfo.environment["TMUX"] != nil }
+    public static var isInside: Bool { SystemEnvironment.variable("TMUX") != nil }
 
     /// `#{client_termtype}` and `allow-passthrough`, asked of tmux itself.
     public static func outerTerminal() -> (termType: String?, passthrough: Bool) {
         func ask(_ arguments: [String]) -> String? {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["tmux"] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return nil }
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { return nil }
-            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let result = SystemEnvironment.run(["tmux"] + arguments), result.status == 0 else { return nil }
+            let text = result.output.trimmingUnicodeWhitespace()
             return text.isEmpty ? nil : text
         }
         let termType = ask(["display-message", "-p", "#{client_termtype}"])
@@ -94,7 +99,7 @@ public enum Tmux {
 
     /// `ESC Ptmux; … ESC \` with every ESC inside doubled.
     public static func wrap(_ sequence: String) -> String {
-        "\u{1B}Ptmux;" + sequence.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
+        "\u{1B}Ptmux;" + sequence.replacing("\u{1B}", with: "\u{1B}\u{1B}") + "\u{1B}\\"
     }
 }
 

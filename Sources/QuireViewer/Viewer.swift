@@ -1,4 +1,3 @@
-import Foundation
 import Quire
 import QuireCore
 
@@ -196,11 +195,11 @@ public final class Viewer {
 
     /// A `:` command or a number typed before Enter.
     func command(_ text: String) {
-        let command = text.trimmingCharacters(in: .whitespaces)
+        let command = text.trimmingUnicodeWhitespace()
         if command.hasSuffix("%"), let percent = Double(command.dropLast()) {
             do { page = try source.resolve(.totalProgression(min(max(percent / 100, 0), 1))) } catch { message = "\(error)" }
         } else if command.hasPrefix("p ") {
-            let label = String(command.dropFirst(2)).trimmingCharacters(in: .whitespaces)
+            let label = String(command.dropFirst(2)).trimmingUnicodeWhitespace()
             do { page = try source.resolve(.label(label)) } catch { message = strings.text(.notFound, label) }
         } else if let number = Int(command) {
             go(to: number)
@@ -413,7 +412,7 @@ public final class Viewer {
                 showLines(terminal, infoLines(), size: size)
                 _ = waitForKey(terminal)
             case .character("?"):
-                showLines(terminal, [strings.text(.helpTitle), ""] + strings.text(.help).components(separatedBy: " · "), size: size)
+                showLines(terminal, [strings.text(.helpTitle), ""] + strings.text(.help).split(separator: " · ", omittingEmptySubsequences: false).map(String.init), size: size)
                 _ = waitForKey(terminal)
             case .character("d"):
                 dark.toggle()

@@ -1,4 +1,3 @@
-import Foundation
 import Quire
 import QuireCore
 import QuireViewer
@@ -28,7 +27,7 @@ enum ProgressCommand {
             "book: " + (saved.title ?? input),
             "sha256: \(identity.sha256)",
             "page: \(saved.page)" + (saved.pageCount.map { " of \($0)" } ?? "") + (saved.finished ? " (finished)" : ""),
-            "percentage: " + String(format: "%.2f%%", saved.percentage * 100),
+            "percentage: " + fixedDecimals(saved.percentage * 100, 2) + "%",
             "locator: " + saved.locator.json.serialized(pretty: false),
         ]
         if let xpointer = saved.locator.locations.xpointer { lines.append("xpointer: \(xpointer)") }

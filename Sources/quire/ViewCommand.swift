@@ -1,4 +1,3 @@
-import Foundation
 import Quire
 import QuireCore
 import QuireViewer
@@ -37,10 +36,9 @@ enum ViewCommand {
         guard once || Terminal.isInteractive else {
             throw QuireError.usage("quire view needs a terminal (or --once to print one page to stdout)")
         }
-        var isDirectory: ObjCBool = false
         let source: PageSource
         var sizeForLive: TerminalSize?
-        if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileSystem.isDirectory(input) {
             // A render's pages are set already: how they were set is the render's choice.
             guard options.value("writing-mode") == nil else { throw QuireError.usage("--writing-mode is for a book viewed live (render with it instead)") }
             source = try RenderedPages(directory: input, book: try options.value("book").map { try Book.open($0) })

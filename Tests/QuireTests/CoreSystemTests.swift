@@ -111,5 +111,39 @@ import Testing
         #expect(SystemEnvironment.processorCount <= ProcessInfo.processInfo.processorCount)
         #expect(SystemEnvironment.variable("PATH") == ProcessInfo.processInfo.environment["PATH"])
         #expect("ab".padded(toLength: 4) == "ab  " && "abcdef".padded(toLength: 3) == "abc")
+        #expect(SystemEnvironment.all == ProcessInfo.processInfo.environment)
+    }
+
+    /// Running a program (the viewer asks tmux about the outer terminal): its standard output and
+    /// exit status, its standard error dropped; a program that is not there gives nil.
+    @Test func runningAProgram() {
+        let result = SystemEnvironment.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
+        #expect(result?.status == 3 && result?.output == "out\n")
+        #expect(SystemEnvironment.run(["quire-no-such-program"]) == nil)
+        let long = SystemEnvironment.run(["sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x"])
+        #expect(long?.status == 0 && long?.output.count == 1 << 16, "output past 64 KB is read and dropped")
+    }
+
+    /// The executable links no Foundation (its static libraries, with their own ICU, made 57 MB of
+    /// the 87 MB binary when they were linked): no file of the sources imports it, since one import
+    /// in any file of a module makes Foundation's string methods visible in all of its files.
+    @Test func sourcesImportNoFoundation() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardized
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 100)
+        for file in files {
+            let text = try String(contentsOfFile: sources.appendingPathComponent(file).path, encoding: .utf8)
+            let imports = text.split(separator: "\n").filter { $0.hasPrefix("import ") || $0.hasPrefix("@preconcurrency import ") || $0.hasPrefix("@_exported import ") }
+            #expect(!imports.contains { $0.contains(" Foundation") }, "\(file) imports Foundation (or part of it)")
+        }
+    }
+
+    /// Paths as NSString joined and cut them.
+    @Test func pathComponents() {
+        #expect(FileSystem.joined("/a/b", "c.json") == "/a/b/c.json" && FileSystem.joined("/a/b/", "c") == "/a/b/c")
+        #expect(FileSystem.joined("out", "pages/1.png") == "out/pages/1.png" && FileSystem.joined("", "x") == "x")
+        for path in ["/a/b", "/a/b/", "b", "/", "", "a//b"] {
+            #expect(FileSystem.lastComponent(path) == (path as NSString).lastPathComponent, "\(path)")
+        }
     }
 }

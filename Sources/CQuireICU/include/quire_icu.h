@@ -35,4 +35,11 @@ int32_t quire_is_default_ignorable(uint32_t codepoint);
 int32_t quire_to_upper(const uint16_t *src, int32_t length, uint16_t *dst, int32_t capacity, const char *locale);
 int32_t quire_to_lower(const uint16_t *src, int32_t length, uint16_t *dst, int32_t capacity, const char *locale);
 
+/// Text folded for case- and diacritic-insensitive search: each code point decomposed (NFD), its
+/// nonspacing marks dropped and the rest case-folded (full folding: ß → ss). For each folded unit,
+/// `starts` and `ends` give the source code point's UTF-16 range in `text`. Returns the folded
+/// length; -2 when more than `capacity` units would be written (retry with more), -1 on an ICU
+/// error.
+int32_t quire_search_fold(const uint16_t *text, int32_t length, uint16_t *folded, int32_t *starts, int32_t *ends, int32_t capacity);
+
 #endif
