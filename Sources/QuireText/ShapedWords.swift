@@ -1,30 +1,41 @@
-/// A painting worker's short words: for each, the width its layout measured and the glyphs its
-/// lines were shaped with, in open-addressing tables keyed like the width tables (`WidthKey`), the
-/// glyphs packed in shared blocks rather than an array per word.
+/// Painting's short words (one shard of them, see `SharedShaping`): for each, the width layout
+/// measured and the glyphs its lines were shaped with, in open-addressing tables keyed like the
+/// width tables (`WidthKey`), the glyphs packed in blocks rather than an array per word.
 ///
-/// Why not a dictionary of `ShapedText`: rendering Moby-Dick keeps about 45,000 keys per worker
-/// (words, their parts and hyphenation fragments), 20,000 of them with glyphs. A dictionary of
-/// 72-byte text keys beside a glyph array per word (a 32-byte header and a malloc block each) and a
-/// separate width table took about 8.7 MB per worker; here an entry is 32 bytes (48 for a word
-/// outside Latin-1) and a glyph 12, about 4 MB.
+/// Why not a dictionary of `ShapedText`: rendering Moby-Dick keeps about 45,000 keys (words, their
+/// parts and hyphenation fragments), 20,000 of them with glyphs. A dictionary of 72-byte text keys
+/// beside a glyph array per word (a 32-byte header and a malloc block each) and a separate width
+/// table took about 8.7 MB in each worker; here an entry is 32 bytes (48 for a word outside
+/// Latin-1) and a glyph 12, about 4 MB for the book.
 ///
 /// Width and glyphs are kept apart: a word's measured width does not always come from shaping it
 /// whole (a word with punctuation is measured from its parts, see `Shaper.composed`), so a width is
 /// only answered once it was measured, whatever glyphs the entry holds, and glyphs come with the
 /// advance they were shaped with.
 struct ShapedWords {
-    /// Past this many words a table starts again (bounded memory on huge books).
+    /// Past this many words (in all shards) a table starts again (bounded memory on huge books).
     static let maxEntries = 1 << 19
-    /// Glyphs kept at most (3 MB); past it every word's glyphs are dropped, and words still in
-    /// use are shaped again as they come.
+    /// Glyphs kept at most (3 MB in all shards); past it every word's glyphs are dropped, and
+    /// words still in use are shaped again as they come.
     static let maxGlyphs = 1 << 18
     /// Glyphs per block: a word's glyphs never straddle two blocks, and blocks are never moved.
     static let blockSize = 4096
 
-    private var narrow = WordTable<NarrowWordKey>()
-    private var wide = WordTable<WideWordKey>()
+    private var narrow: WordTable<NarrowWordKey>
+    private var wide: WordTable<WideWordKey>
     private var blocks: [[PackedGlyph]] = []
     private var glyphCount = 0
+    /// This table's share of `maxEntries` and `maxGlyphs`.
+    private let maxEntries: Int
+    private let maxGlyphs: Int
+
+    /// `part`: the share of the words this table holds (1/n for each of n shards).
+    init(part: Int = 1) {
+        maxEntries = Self.maxEntries / part
+        maxGlyphs = Self.maxGlyphs / part
+        narrow = WordTable(maxEntries: maxEntries)
+        wide = WordTable(maxEntries: maxEntries)
+    }
 
     /// The width measured for a word, and whether a glyph was missing.
     func width(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
@@ -65,7 +76,7 @@ struct ShapedWords {
     /// there are none or too many for an entry: such a word is shaped again).
     mutating func storeShaped(_ key: WidthKey, _ glyphs: [PackedGlyph], units: Int32) {
         guard !glyphs.isEmpty, glyphs.count <= GlyphRange.maxCount else { return }
-        if glyphCount + glyphs.count > Self.maxGlyphs { dropGlyphs() }
+        if glyphCount + glyphs.count > maxGlyphs { dropGlyphs() }
         if blocks.isEmpty || blocks[blocks.count - 1].count + glyphs.count > Self.blockSize {
             var block: [PackedGlyph] = []
             block.reserveCapacity(Self.blockSize)
@@ -90,8 +101,8 @@ struct ShapedWords {
         guard full else { return }
         // A table reached `maxEntries` and started again: glyph ranges of the words it dropped
         // would point at blocks the next words reuse, so every word starts again.
-        narrow = WordTable()
-        wide = WordTable()
+        narrow = WordTable(maxEntries: maxEntries)
+        wide = WordTable(maxEntries: maxEntries)
         blocks = []
         glyphCount = 0
         update(key, change)
@@ -194,9 +205,12 @@ struct WideWordKey: WordKey {
 
 /// An open-addressing table of word entries (linear probing, grown at 3/4 full).
 struct WordTable<Key: WordKey> {
-    private var keys = [Key](repeating: Key(), count: 1 << 10)
-    private var entries = [WordEntry](repeating: WordEntry(), count: 1 << 10)
+    private var keys = [Key](repeating: Key(), count: 1 << 8)
+    private var entries = [WordEntry](repeating: WordEntry(), count: 1 << 8)
     private var count = 0
+    private let maxEntries: Int
+
+    init(maxEntries: Int) { self.maxEntries = maxEntries }
 
     /// The key's slot, or the empty slot where it would go.
     private func slot(_ key: Key) -> Int {
@@ -213,11 +227,11 @@ struct WordTable<Key: WordKey> {
     }
 
     /// Changes the key's entry, made empty when new. Returns true, changing nothing, when the
-    /// table holds `ShapedWords.maxEntries` keys already.
+    /// table holds `maxEntries` keys already.
     mutating func update(_ key: Key, _ change: (inout WordEntry) -> Void) -> Bool {
         var index = slot(key)
         if keys[index].isEmpty {
-            if count >= ShapedWords.maxEntries { return true }
+            if count >= maxEntries { return true }
             if (count + 1) * 4 > keys.count * 3 {
                 grow()
                 index = slot(key)

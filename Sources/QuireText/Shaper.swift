@@ -104,6 +104,39 @@ public final class SharedShaping: Sendable {
             if table.find(key) == nil { table.insert(key, advance: advance, missing: missing) }
         }
     }
+
+    /// Painting's short words, their measured widths and the glyphs they were shaped with, shared
+    /// in shards as well: each worker kept all of them before, and in a long book both workers
+    /// meet the same words (Moby-Dick: about 4 MB a worker).
+    private let painted = Shards(count: 8) { ShapedWords(part: 8) }
+
+    func paintedWidth(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
+        painted.withShard(Self.shard(key)) { $0.width(key) }
+    }
+
+    func storePaintedWidth(_ key: WidthKey, advance: Double, missing: Bool) {
+        painted.withShard(Self.shard(key)) { $0.storeWidth(key, advance: advance, missing: missing) }
+    }
+
+    /// The glyphs kept for a word, as `Shaper` makes them at `scale` (nil when none are kept).
+    func keptGlyphs(_ key: WidthKey, scale: Double, vertical: Bool) -> ShapedText? {
+        painted.withShard(Self.shard(key)) { words in
+            guard let kept = words.shaped(key) else { return nil }
+            var glyphs: [ShapedGlyph] = []
+            glyphs.reserveCapacity(kept.glyphs.count)
+            for glyph in kept.glyphs {
+                glyphs.append(
+                    Shaper.glyph(
+                        UInt32(glyph.id), UInt32(glyph.cluster), advance: glyph.advance, xOffset: Int32(glyph.xOffset), yOffset: Int32(glyph.yOffset),
+                        scale: scale, vertical: vertical))
+            }
+            return ShapedText(glyphs: glyphs, advance: Double(kept.units) * scale)
+        }
+    }
+
+    func keep(_ key: WidthKey, _ glyphs: [PackedGlyph], units: Int32) {
+        painted.withShard(Self.shard(key)) { $0.storeShaped(key, glyphs, units: units) }
+    }
 }
 
 /// HarfBuzz shaping with a cache of shaped words: a novel repeats the same few thousand words,
@@ -115,9 +148,6 @@ public final class Shaper {
     private let shared: SharedShaping
     private var parameterIDs: [ShapingParameters: Int] = [:]
     private var parameters: [Int: ShapingParameters] = [:]
-    /// Painting: this worker's short words, with the widths measured and the glyphs shaped
-    /// (map-only layout keeps no glyphs and measures into the book's shared width table).
-    private var shapedWords = ShapedWords()
     /// Shaped runs longer than `TextKey.inlineUnits`, in two generations: when the young one is
     /// full it becomes the old one and the one before is dropped, and a run found in the old one
     /// moves back to the young. A worker's glyphs stay bounded while the runs a book keeps using
@@ -237,8 +267,8 @@ public final class Shaper {
             return known
         }
         let measured: (advance: Double, missing: Bool)
-        if keepsGlyphs, let known = shapedWords.width(widthKey) {
-            // Painting keeps this worker's own table of words, with their glyphs.
+        if keepsGlyphs, let known = shared.paintedWidth(widthKey) {
+            // Painting keeps the book's words with their glyphs.
             hits += 1
             measured = known
         } else if !keepsGlyphs, let known = shared.width(widthKey) {
@@ -262,7 +292,7 @@ public final class Shaper {
                 measured = measureUncached(text, id: parameterID, summing: !sums)
             }
             if keepsGlyphs {
-                shapedWords.storeWidth(widthKey, advance: measured.advance, missing: measured.missing)
+                shared.storePaintedWidth(widthKey, advance: measured.advance, missing: measured.missing)
             } else {
                 shared.store(widthKey, advance: measured.advance, missing: measured.missing)
             }
@@ -349,23 +379,13 @@ public final class Shaper {
         return result.shaped
     }
 
-    /// A short text's glyphs from this worker's words, or shaped and kept (not counted: callers
-    /// count).
+    /// A short text's glyphs from the book's kept words, or shaped and kept (not counted:
+    /// callers count).
     private func shapedShort(_ text: UnsafeBufferPointer<UInt16>, key: WidthKey, parameterID: Int) -> (shaped: ShapedText, wasCached: Bool) {
-        if let kept = shapedWords.shaped(key) {
-            let settings = harfBuzzSettings(parameterID)
-            var glyphs: [ShapedGlyph] = []
-            glyphs.reserveCapacity(kept.glyphs.count)
-            for glyph in kept.glyphs {
-                glyphs.append(
-                    Self.glyph(
-                        UInt32(glyph.id), UInt32(glyph.cluster), advance: glyph.advance, xOffset: Int32(glyph.xOffset), yOffset: Int32(glyph.yOffset),
-                        scale: settings.scale, vertical: settings.vertical))
-            }
-            return (ShapedText(glyphs: glyphs, advance: Double(kept.units) * settings.scale), true)
-        }
+        let settings = harfBuzzSettings(parameterID)
+        if let kept = shared.keptGlyphs(key, scale: settings.scale, vertical: settings.vertical) { return (kept, true) }
         let result = shapeUncached(text, id: parameterID, packing: true)
-        if let packed = result.packed { shapedWords.storeShaped(key, packed, units: Int32(result.units)) }
+        if let packed = result.packed { shared.keep(key, packed, units: Int32(result.units)) }
         return (result.shaped, false)
     }
 
@@ -482,7 +502,7 @@ public final class Shaper {
     /// given as if the column were a line turned a quarter turn (see `ShapedGlyph`). Glyphs shaped
     /// now and glyphs kept packed go through this one computation, so both come out the same.
     @inline(__always)
-    private static func glyph(
+    static func glyph(
         _ id: UInt32, _ cluster: UInt32, advance: Int32, xOffset: Int32, yOffset: Int32, scale: Double, vertical: Bool
     ) -> ShapedGlyph {
         if vertical {

@@ -50,6 +50,24 @@ final class ShapedWordsTests: XCTestCase {
         XCTAssertGreaterThan(compared, 40)
     }
 
+    /// The book's workers share the kept words: what one worker shaped, another paints without
+    /// shaping it again, with the same glyphs.
+    func testWorkersShareKeptWords() throws {
+        let fonts = try FontCollection()
+        let parameters = ShapingParameters(face: fonts.bundledFace(generic: "serif", bold: false, italic: false), size: 12, language: "en")
+        let shared = SharedShaping()
+        let first = Shaper(shared: shared)
+        let second = Shaper(shared: shared)
+        let units = Array("whale,".utf16)[...]
+        let measured = first.measure(units, parameterID: first.parameterID(parameters))
+        let shaped = first.shape(units, parameterID: first.parameterID(parameters))
+        let id = second.parameterID(parameters)
+        XCTAssertEqual(second.measure(units, parameterID: id).advance, measured.advance)
+        XCTAssertEqual(second.shape(units, parameterID: id), shaped)
+        XCTAssertEqual(second.hits, 2, "both answered from what the first worker kept")
+        XCTAssertEqual(second.misses, 0)
+    }
+
     private func key(_ index: Int) -> WidthKey {
         // Six letters spell the index in base 26: distinct narrow keys.
         var units: [UInt16] = []
