@@ -31,6 +31,11 @@ if ! command -v swift >/dev/null 2>&1; then
   echo "setup: error: the Swift 6 toolchain is not on PATH (install it from swift.org; it is not a Debian package)" >&2
   exit 1
 fi
+# The release binary is linked by lld, which swift.org's toolchains carry beside swiftc.
+if [ ! -x "$(dirname "$(readlink -f "$(command -v swiftc)")")/ld.lld" ] && ! command -v ld.lld >/dev/null 2>&1; then
+  echo "setup: error: ld.lld is not beside swiftc (a swift.org toolchain has it in usr/bin)" >&2
+  exit 1
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} system packages are present"
