@@ -65,10 +65,16 @@ for book in "$WP" "$MD"; do
   done
 done
 
+# Quire at its default (every core) and, like MuPDF, on one thread: peak RSS grows with the
+# workers (each has its page surface and PNG buffers), so the one-thread row is the like-for-like.
 echo "== render every page to PNG at 96 dpi (median of $RENDER_RUNS alternating runs)"
-compare "render $(basename "$MD" .epub | cut -c1-22)" "$RENDER_RUNS" \
-  "rm -rf '$WORK/q-png' && $QUIRE render '$MD' --out '$WORK/q-png' ${QUIRE_GEOMETRY[*]} --quiet" \
-  "rm -rf '$WORK/m-png' && mkdir -p '$WORK/m-png' && mutool draw -a -r 96 -W 600 -H 800 -S 12 -o '$WORK/m-png/out%04d.png' '$MD'"
+for jobs in default 1; do
+  jobs_flag=""
+  [ "$jobs" = default ] || jobs_flag="--jobs $jobs"
+  compare "render $(basename "$MD" .epub | cut -c1-22), jobs $jobs" "$RENDER_RUNS" \
+    "rm -rf '$WORK/q-png' && $QUIRE render '$MD' --out '$WORK/q-png' ${QUIRE_GEOMETRY[*]} --quiet $jobs_flag" \
+    "rm -rf '$WORK/m-png' && mkdir -p '$WORK/m-png' && mutool draw -a -r 96 -W 600 -H 800 -S 12 -o '$WORK/m-png/out%04d.png' '$MD'"
+done
 echo "   pages: quire $(ls "$WORK/q-png/pages" | wc -l), mupdf $(ls "$WORK/m-png" | wc -l)"
 
 # Scaling: the same measures per book for books from tens to thousands of pages, one render each
