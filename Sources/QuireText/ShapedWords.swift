@@ -76,6 +76,9 @@ struct ShapedWords {
     /// there are none or too many for an entry: such a word is shaped again).
     mutating func storeShaped(_ key: WidthKey, _ glyphs: [PackedGlyph], units: Int32) {
         guard !glyphs.isEmpty, glyphs.count <= GlyphRange.maxCount else { return }
+        // The entry first: making it may start the tables again, blocks included, which must not
+        // happen between placing the glyphs and recording where they are.
+        update(key) { _ in }
         if glyphCount + glyphs.count > maxGlyphs { dropGlyphs() }
         if blocks.isEmpty || blocks[blocks.count - 1].count + glyphs.count > Self.blockSize {
             var block: [PackedGlyph] = []
@@ -85,6 +88,7 @@ struct ShapedWords {
         let start = (blocks.count - 1) * Self.blockSize + blocks[blocks.count - 1].count
         blocks[blocks.count - 1].append(contentsOf: glyphs)
         glyphCount += glyphs.count
+        // The key is present now, so this cannot start the tables again.
         update(key) { entry in
             entry.shapedUnits = units
             entry.glyphs.start = start

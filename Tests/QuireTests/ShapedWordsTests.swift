@@ -124,4 +124,22 @@ final class ShapedWordsTests: XCTestCase {
         XCTAssertNil(words.shaped(key(5)))
         XCTAssertEqual(words.width(key(ShapedWords.maxEntries))?.advance, -1)
     }
+
+    /// A new word's glyphs stored into a full table (the usual order: painting keeps a word's
+    /// glyphs before its width): the tables start again first, then the glyphs go in, so the entry
+    /// points at them and not at blocks thrown away.
+    func testGlyphsStoredIntoAFullTableAreKept() {
+        var words = ShapedWords()
+        for index in 0..<ShapedWords.maxEntries {
+            words.storeShaped(key(index), glyphs(index, count: 1), units: 1)
+        }
+        let newcomer = key(ShapedWords.maxEntries)
+        words.storeShaped(newcomer, glyphs(7, count: 3), units: 21)
+        let kept = words.shaped(newcomer)
+        XCTAssertEqual(kept?.units, 21)
+        XCTAssertEqual(kept.map { $0.glyphs.map(\.id) }, [7, 8, 9])
+        XCTAssertNil(words.shaped(key(0)), "the words before started again")
+        words.storeShaped(key(1), glyphs(1, count: 2), units: 4)
+        XCTAssertEqual(words.shaped(newcomer).map { $0.glyphs.map(\.id) }, [7, 8, 9], "later words do not overwrite it")
+    }
 }
