@@ -82,8 +82,8 @@ extension Pagination {
 
 /// Case- and diacritic-insensitive search in UTF-16 text. Both sides are folded by ICU
 /// (`quire_search_fold`: each character decomposed, its nonspacing marks dropped, the rest
-/// case-folded), so "Etre" finds "Être" and "STRASSE" finds "Straße"; a match is reported in the
-/// text's own offsets, whole characters.
+/// case-folded), so "Etre" finds "Être" and "STRASSE" finds "Straße"; a match starts and ends at
+/// whole characters, and is reported in the text's own offsets.
 enum TextSearch {
     /// Folded text and, for each folded unit, the source character's range.
     struct Folded {
@@ -122,19 +122,25 @@ enum TextSearch {
         guard !range.isEmpty, range.upperBound <= units.count else { return nil }
         guard let needle = query.utf16Units.withUnsafeBufferPointer({ fold($0) })?.units, !needle.isEmpty,
             let text = units.withUnsafeBufferPointer({ fold(UnsafeBufferPointer(rebasing: $0[range])) }),
-            let at = find(needle, in: text.units, forward: forward)
+            let at = find(needle, in: text, forward: forward)
         else { return nil }
         let offset = range.lowerBound + Int(text.starts[at])
         let end = range.lowerBound + Int(text.ends[at + needle.count - 1])
         return TextMatch(position: Position(spineIndex: spineIndex, offset: offset), length: end - offset, context: context(units, offset..<end))
     }
 
-    /// Where `needle` first occurs in `haystack` (last, going back).
-    static func find(_ needle: [UInt16], in haystack: [UInt16], forward: Bool) -> Int? {
+    /// Where `needle` first occurs in `text` (last, going back), starting and ending at whole
+    /// characters: a character folds to several units ("ß" to "ss", a Hangul syllable to its
+    /// letters), and a match of some of them ("s", "하" in "한") is not a match.
+    static func find(_ needle: [UInt16], in text: Folded, forward: Bool) -> Int? {
+        let haystack = text.units
         guard needle.count <= haystack.count else { return nil }
         let candidates = 0...(haystack.count - needle.count)
         let matches = { (start: Int) -> Bool in
-            haystack[start] == needle[0] && haystack[start..<(start + needle.count)].elementsEqual(needle)
+            let end = start + needle.count
+            return haystack[start] == needle[0] && (start == 0 || text.starts[start] != text.starts[start - 1])
+                && (end == haystack.count || text.starts[end] != text.starts[end - 1])
+                && haystack[start..<end].elementsEqual(needle)
         }
         return forward ? candidates.first(where: matches) : candidates.reversed().first(where: matches)
     }
