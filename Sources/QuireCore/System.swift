@@ -200,7 +200,6 @@ public enum FileSystem {
         return names.sorted()
     }
 
-    /// Everything before the last `/` ("" for a bare name, "/" for a file at the root).
     /// `directory/name`, with one slash between them.
     public static func joined(_ directory: String, _ name: String) -> String {
         guard !directory.isEmpty else { return name }
@@ -214,6 +213,7 @@ public enum FileSystem {
         return parts.last.map(String.init) ?? (path.hasPrefix("/") ? "/" : "")
     }
 
+    /// Everything before the last `/` ("" for a bare name, "/" for a file at the root).
     public static func parentDirectory(_ path: String) -> String {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
