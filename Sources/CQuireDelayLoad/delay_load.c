@@ -31,10 +31,12 @@ typedef struct {
     const char *const *stubs_stop;
 } Library;
 
-// Each stub's name sits in the section of its library; the linker marks where each section starts and stops.
+// Each stub's name sits in the section of its library; the linker marks where each section starts
+// and stops. The references are strong: lld defines __start_/__stop_ only for a strong one (a weak
+// one stayed 0, the tables were empty, and a library missing functions was taken).
 #define STUB_TABLE(library)                                                                     \
-    extern const char *const __start_quire_stubs_##library[] __attribute__((weak));             \
-    extern const char *const __stop_quire_stubs_##library[] __attribute__((weak));
+    extern const char *const __start_quire_stubs_##library[];                                   \
+    extern const char *const __stop_quire_stubs_##library[];
 STUB_TABLE(cairo)
 STUB_TABLE(poppler)
 STUB_TABLE(rsvg)
@@ -115,11 +117,11 @@ static void *resolve(Library *library, void (*opener)(void), const char *name) {
 
 // The looked-up pointer is published with release/acquire atomics: stubs are called from
 // several worker threads at once.
-// The executable exports its symbols (Swift links with -export-dynamic), so once loaded the
-// libraries' calls to each other by these names come through the stubs too. That is correct, as
-// each stub looks its function up in its library's own handle; it costs one indirect call. (No
-// library calls one of these functions while it is being opened, which would wait on its own
-// pthread_once.)
+// The release executable exports no symbols (RELEASE_FLAGS), so the libraries' calls to each
+// other by these names go straight to each other. A build that exports them sends those calls
+// through the stubs instead: still correct, as each stub looks its function up in its library's
+// own handle, for one indirect call. (No library calls one of these functions while it is being
+// opened, which would wait on its own pthread_once.)
 
 // Declares `function`: `name` from `library`, looked up once.
 #define RESOLVED(library, type, name)                                                          \
