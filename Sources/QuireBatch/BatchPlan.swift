@@ -80,7 +80,7 @@ public enum BatchInputs {
             guard let names = FileSystem.contents(ofDirectory: path) else { throw QuireError.cannotOpen(path: path, reason: "the directory cannot be read") }
             var books: [String] = []
             for name in names where !name.hasPrefix(".") {
-                let child = path.hasSuffix("/") ? path + name : path + "/" + name
+                let child = FileSystem.joined(path, name)
                 if FileSystem.isDirectory(child) {
                     books += try self.books(inDirectoryOrFile: child, named: false)
                 } else if name.lowercased().hasSuffix(".epub") || name.lowercased().hasSuffix(".pdf") {

@@ -39,28 +39,25 @@ struct ShapedWords {
 
     /// The width measured for a word, and whether a glyph was missing.
     func width(_ key: WidthKey) -> (advance: Double, missing: Bool)? {
-        let entry =
-            switch key {
-            case .narrow(let low, let high): narrow.find(NarrowWordKey(low: low, high: high))
-            case .wide(let countAndTag, let packed): wide.find(WideWordKey(countAndTag: countAndTag, packed: packed))
-            }
-        guard let entry, entry.glyphs.measured else { return nil }
+        guard let entry = entry(key), entry.glyphs.measured else { return nil }
         return (entry.advance, entry.glyphs.missing)
     }
 
     /// The glyphs a word was shaped with, if they are still kept, in HarfBuzz's font units, and
     /// the sum of their advances.
     func shaped(_ key: WidthKey) -> (glyphs: ArraySlice<PackedGlyph>, units: Int32)? {
-        let entry =
-            switch key {
-            case .narrow(let low, let high): narrow.find(NarrowWordKey(low: low, high: high))
-            case .wide(let countAndTag, let packed): wide.find(WideWordKey(countAndTag: countAndTag, packed: packed))
-            }
-        guard let entry, entry.glyphs.count > 0 else { return nil }
+        guard let entry = entry(key), entry.glyphs.count > 0 else { return nil }
         let start = entry.glyphs.start
         let block = start / Self.blockSize
         let offset = start % Self.blockSize
         return (blocks[block][offset..<offset + entry.glyphs.count], entry.shapedUnits)
+    }
+
+    private func entry(_ key: WidthKey) -> WordEntry? {
+        switch key {
+        case .narrow(let low, let high): narrow.find(NarrowWordKey(low: low, high: high))
+        case .wide(let countAndTag, let packed): wide.find(WideWordKey(countAndTag: countAndTag, packed: packed))
+        }
     }
 
     /// Records a word's measured width.

@@ -4,14 +4,20 @@ import XCTest
 /// The release binary's link (`RELEASE_FLAGS` in the Makefile): the functions rendering runs placed
 /// together in `scripts/code-order.txt`'s order, packed relocations, no exported symbols. A change
 /// of toolchain or flags that silently undid one of these would bring back megabytes of resident
-/// memory in every run; these checks say which. They need the release build (`make test` gives it
-/// as QUIRE_BINARY) and binutils.
+/// memory in every run; these checks say which. They need the release build (`make test` builds it
+/// and gives it as QUIRE_BINARY) and binutils.
 final class ReleaseLinkTests: XCTestCase {
+    /// QUIRE_BINARY when `make test` gives it, else the release build beside the debug one (the
+    /// debug build is not linked with the release flags).
     private func releaseBinary() throws -> URL {
-        guard ProcessInfo.processInfo.environment["QUIRE_BINARY"] != nil else {
-            throw XCTSkip("QUIRE_BINARY is not set: the debug build is not linked with the release flags")
+        if ProcessInfo.processInfo.environment["QUIRE_BINARY"] != nil { return TestSupport.quireBinary }
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let release = repository.appendingPathComponent(".build/release/quire")
+        guard FileManager.default.isExecutableFile(atPath: release.path) else {
+            XCTFail("no release build at \(release.path): run `make release` (or `make test`, which builds it)")
+            throw CocoaError(.fileNoSuchFile)
         }
-        return TestSupport.quireBinary
+        return release
     }
 
     private func output(_ tool: String, _ arguments: [String]) throws -> String {
