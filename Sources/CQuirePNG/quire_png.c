@@ -293,8 +293,8 @@ static void scratch_free(void *pointer) {
 
 static void scratch_make_key(void) { scratch_key_made = pthread_key_create(&scratch_key, scratch_free) == 0; }
 
-/// This thread's scratch with a compressor at `level` and buffers of at least these sizes (NULL
-/// when memory runs out).
+/// This thread's scratch with a compressor at `level` and a row buffer of at least `raw_size`
+/// bytes (what it held before is not kept); NULL when memory runs out.
 static Scratch *scratch_for(int level, size_t raw_size) {
     pthread_once(&scratch_once, scratch_make_key);
     if (!scratch_key_made) return NULL;
@@ -319,56 +319,113 @@ static Scratch *scratch_for(int level, size_t raw_size) {
         scratch->raw_capacity = scratch->raw ? raw_size : 0;
         if (!scratch->raw) return NULL;
     }
+    return scratch;
+}
+
+/// The scratch's output buffer, large enough for any compression of `raw_size` bytes.
+static int scratch_reserve_packed(Scratch *scratch, size_t raw_size) {
     size_t bound = libdeflate_zlib_compress_bound(scratch->compressor, raw_size);
     if (scratch->packed_capacity < bound) {
         free(scratch->packed);
         scratch->packed = malloc(bound);
         scratch->packed_capacity = scratch->packed ? bound : 0;
-        if (!scratch->packed) return NULL;
+        if (!scratch->packed) return -1;
     }
-    return scratch;
+    return 0;
 }
 
-/// The body of quire_png_write_xrgb for an open `file` (a file, or a memory stream), which it
-/// closes. The rows (filter NONE) are gathered into one buffer and compressed in one call by
-/// libdeflate, into a single IDAT chunk: compression is most of a page's cost, and libdeflate's
-/// whole-buffer deflate is several times faster than zlib's streaming one at a like ratio.
-static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
-                           int level, char *error, size_t error_capacity) {
-    // A page with no colour in it (text on white) is stored as 8-bit grey, losslessly: a third
-    // of the bytes to compress.
-    // The grey rows are written while the page is checked for colour (one pass over the pixels,
-    // not two); a coloured pixel starts the rows again as RGB.
-    size_t gray_row_bytes = (size_t)width + 1;
-    Scratch *gray_scratch = gray_levels ? NULL : scratch_for(level < 1 ? 1 : level > 12 ? 12 : level, gray_row_bytes * (size_t)height);
-    int gray = gray_levels || (gray_scratch && xrgb_rows_to_gray_if_gray(src, src_stride, width, height, gray_scratch->raw));
-    size_t row_bytes = (size_t)width * (gray ? 1 : 3) + 1;
-    size_t raw_size = row_bytes * (size_t)height;
-    Scratch *scratch = scratch_for(level < 1 ? 1 : level > 12 ? 12 : level, raw_size);
-    if (!scratch) {
+static size_t row_bytes(const quire_png_rows *png) { return (size_t)png->width * (png->gray ? 1 : 3) + 1; }
+
+int quire_png_rows_begin(quire_png_rows *png, int width, int height, int gray_levels, int level) {
+    // Rows start as 8-bit grey. Without `gray_levels` that is lossless while no pixel has colour
+    // (text on white: a third of the bytes to compress); the first coloured pixel widens them to RGB.
+    *png = (quire_png_rows){.width = width, .height = height, .gray_levels = gray_levels,
+                            .level = level < 1 ? 1 : level > 12 ? 12 : level, .gray = 1};
+    png->failed = !scratch_for(png->level, row_bytes(png) * (size_t)(height > 0 ? height : 0));
+    return png->failed ? -1 : 0;
+}
+
+/// The grey rows made so far as RGB rows (each grey value three times, what the RGB conversion
+/// of a pixel with equal red, green and blue gives), in place when the buffer is large enough:
+/// back to front, so no row is overwritten before it is read.
+static int widen_to_rgb(Scratch *scratch, quire_png_rows *png) {
+    size_t width = (size_t)png->width, gray_row = width + 1, rgb_row = 3 * width + 1;
+    size_t needed = rgb_row * (size_t)png->height;
+    uint8_t *raw = scratch->raw_capacity >= needed ? scratch->raw : malloc(needed);
+    if (!raw) return -1;
+    for (size_t y = (size_t)png->rows; y-- > 0;) {
+        const uint8_t *from = scratch->raw + y * gray_row + 1;
+        uint8_t *to = raw + y * rgb_row;
+        for (size_t x = width; x-- > 0;) {
+            uint8_t value = from[x];
+            to[1 + 3 * x] = to[2 + 3 * x] = to[3 + 3 * x] = value;
+        }
+        to[0] = 0;  // filter NONE
+    }
+    if (raw != scratch->raw) {
+        free(scratch->raw);
+        scratch->raw = raw;
+        scratch->raw_capacity = needed;
+    }
+    png->gray = 0;
+    return 0;
+}
+
+void quire_png_rows_add(quire_png_rows *png, const uint8_t *src, int src_stride, int count) {
+    if (png->failed) return;
+    if (count > png->height - png->rows) count = png->height - png->rows;
+    if (count <= 0) return;
+    Scratch *scratch = pthread_getspecific(scratch_key);
+    size_t first = (size_t)png->rows;
+    // The grey rows are written while the band is checked for colour (one pass over the pixels,
+    // not two); a coloured pixel widens the rows already made and starts the band again as RGB.
+    if (!png->gray_levels && png->gray
+        && !xrgb_rows_to_gray_if_gray(src, src_stride, png->width, count, scratch->raw + first * row_bytes(png))
+        && widen_to_rgb(scratch, png) != 0) {
+        png->failed = 1;
+        return;
+    }
+    if (png->gray_levels || !png->gray) {
+        size_t bytes = row_bytes(png);
+        for (int y = 0; y < count; y++) {
+            const uint32_t *pixels = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
+            uint8_t *out = scratch->raw + (first + (size_t)y) * bytes;
+            *out++ = 0;  // filter NONE
+            if (png->gray_levels) {
+                xrgb_row_to_gray(pixels, out, png->width, png->rows + y, png->gray_levels);
+            } else {
+                xrgb_row_to_rgb(pixels, out, png->width);
+            }
+        }
+    }
+    png->rows += count;
+}
+
+/// The PNG of the rows into an open `file` (a file, or a memory stream), which it closes. The
+/// rows (filter NONE) are compressed in one call by libdeflate, into a single IDAT chunk:
+/// compression is most of a page's cost, and libdeflate's whole-buffer deflate is several times
+/// faster than zlib's streaming one at a like ratio.
+static int rows_write_file(quire_png_rows *png, FILE *file, const char *name, char *error, size_t error_capacity) {
+    Scratch *scratch = scratch_key_made ? pthread_getspecific(scratch_key) : NULL;
+    size_t raw_size = row_bytes(png) * (size_t)png->height;
+    if (png->failed || !scratch || scratch_reserve_packed(scratch, raw_size) != 0) {
         if (error) snprintf(error, error_capacity, "out of memory");
         fclose(file);
         return -1;
     }
-    uint8_t *raw = scratch->raw;
-    uint8_t *packed = scratch->packed;
-    for (int y = 0; y < height && !(gray && !gray_levels); y++) {
-        const uint32_t *pixels = (const uint32_t *)(src + (size_t)y * (size_t)src_stride);
-        uint8_t *out = raw + (size_t)y * row_bytes;
-        *out++ = 0;  // filter NONE
-        if (gray_levels) {
-            xrgb_row_to_gray(pixels, out, width, y, gray_levels);
-        } else {
-            xrgb_row_to_rgb(pixels, out, width);
-        }
+    if (png->rows != png->height) {
+        if (error) snprintf(error, error_capacity, "%d of %d rows were painted", png->rows, png->height);
+        fclose(file);
+        return -1;
     }
-    size_t packed_size = libdeflate_zlib_compress(scratch->compressor, raw, raw_size, packed, scratch->packed_capacity);
+    size_t packed_size = libdeflate_zlib_compress(scratch->compressor, scratch->raw, raw_size, scratch->packed, scratch->packed_capacity);
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    int width = png->width, height = png->height;
     uint8_t header[13] = {(uint8_t)(width >> 24), (uint8_t)(width >> 16), (uint8_t)(width >> 8), (uint8_t)width,
                           (uint8_t)(height >> 24), (uint8_t)(height >> 16), (uint8_t)(height >> 8), (uint8_t)height,
-                          8, gray ? 0 : 2, 0, 0, 0};
+                          8, png->gray ? 0 : 2, 0, 0, 0};
     int failed = packed_size == 0 || fwrite(signature, 1, 8, file) != 8 || write_chunk(file, "IHDR", header, 13) != 0
-        || write_chunk(file, "IDAT", packed, packed_size) != 0 || write_chunk(file, "IEND", NULL, 0) != 0;
+        || write_chunk(file, "IDAT", scratch->packed, packed_size) != 0 || write_chunk(file, "IEND", NULL, 0) != 0;
     int saved = errno;
     if (fclose(file) != 0 || failed) {
         if (error) snprintf(error, error_capacity, "cannot write %s: %s", name, packed_size == 0 ? "compression failed" : strerror(saved ? saved : errno));
@@ -377,19 +434,17 @@ static int write_xrgb_file(FILE *file, const char *name, const uint8_t *src, int
     return 0;
 }
 
-int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
-                         int level, char *error, size_t error_capacity) {
+int quire_png_rows_write(quire_png_rows *png, const char *path, char *error, size_t error_capacity) {
     if (error && error_capacity) error[0] = 0;
     FILE *file = fopen(path, "wb");
     if (!file) {
         if (error) snprintf(error, error_capacity, "cannot open %s for writing", path);
         return -1;
     }
-    return write_xrgb_file(file, path, src, src_stride, width, height, gray_levels, level, error, error_capacity);
+    return rows_write_file(png, file, path, error, error_capacity);
 }
 
-int quire_png_encode_xrgb(const uint8_t *src, int src_stride, int width, int height, int gray_levels, int level,
-                          uint8_t **out, size_t *out_size, char *error, size_t error_capacity) {
+int quire_png_rows_encode(quire_png_rows *png, uint8_t **out, size_t *out_size, char *error, size_t error_capacity) {
     if (error && error_capacity) error[0] = 0;
     char *buffer = NULL;
     size_t size = 0;
@@ -400,7 +455,7 @@ int quire_png_encode_xrgb(const uint8_t *src, int src_stride, int width, int hei
         if (error) snprintf(error, error_capacity, "out of memory");
         return -1;
     }
-    if (write_xrgb_file(stream, "a PNG in memory", src, src_stride, width, height, gray_levels, level, error, error_capacity) != 0) {
+    if (rows_write_file(png, stream, "a PNG in memory", error, error_capacity) != 0) {
         free(buffer);
         return -1;
     }

@@ -9,15 +9,9 @@ public enum PNGWriter {
     public static func encode(
         xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool, level: Int
     ) throws -> [UInt8] {
-        var error = [CChar](repeating: 0, count: 256)
-        var bytes: UnsafeMutablePointer<UInt8>?
-        var count = 0
-        let levels: Int32 = gray ? (dither16 ? 16 : 256) : 0
-        guard quire_png_encode_xrgb(data, Int32(stride), Int32(width), Int32(height), levels, Int32(level), &bytes, &count, &error, 256) == 0, let bytes else {
-            throw QuireError.io("cannot encode a PNG: " + String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        defer { free(bytes) }
-        return Array(UnsafeBufferPointer(start: bytes, count: count))
+        var rows = PNGRows(width: width, height: height, gray: gray, dither16: dither16, level: level)
+        rows.add(xrgb: data, stride: stride, count: height)
+        return try rows.encoded()
     }
 
     /// cairo RGB24 pixels as packed RGB, or grey (16 dithered levels with `dither16`).
@@ -39,12 +33,28 @@ public enum PNGWriter {
     public static func write(
         xrgb data: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, gray: Bool, dither16: Bool, level: Int, to path: String
     ) throws {
+        var rows = PNGRows(width: width, height: height, gray: gray, dither16: dither16, level: level)
+        rows.add(xrgb: data, stride: stride, count: height)
+        try rows.write(to: path)
+    }
+
+    /// Packed 8-bit grey (`channels` 1) or RGB (3) rows to a PNG, atomically (temporary name, then rename).
+    public static func write(
+        rows: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, channels: Int, level: Int, to path: String
+    ) throws {
+        try writeAtomically(to: path) { temporary, error in
+            quire_png_write(temporary, rows, Int32(width), Int32(height), Int32(stride), Int32(channels), Int32(level), error, 256)
+        }
+    }
+
+    /// Runs `write` (a C writer: 0, or -1 with a message in its 256-byte error buffer) on a
+    /// temporary name, then renames it to `path`; nothing is left behind when either fails.
+    static func writeAtomically(to path: String, _ write: (String, UnsafeMutablePointer<CChar>) -> Int32) throws {
         let temporary = path + ".tmp-\(getpid())"
         var error = [CChar](repeating: 0, count: 256)
-        let levels: Int32 = gray ? (dither16 ? 16 : 256) : 0
-        guard quire_png_write_xrgb(temporary, data, Int32(stride), Int32(width), Int32(height), levels, Int32(level), &error, 256) == 0 else {
+        guard error.withUnsafeMutableBufferPointer({ write(temporary, $0.baseAddress!) }) == 0 else {
             unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw QuireError.cannotCreateOutput(path: path, reason: message(error))
         }
         guard rename(temporary, path) == 0 else {
             unlink(temporary)
@@ -52,21 +62,45 @@ public enum PNGWriter {
         }
     }
 
-    /// Packed 8-bit grey (`channels` 1) or RGB (3) rows to a PNG, atomically (temporary name, then rename).
-    public static func write(
-        rows: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, channels: Int, level: Int, to path: String
-    ) throws {
-        let temporary = path + ".tmp-\(getpid())"
+    static func message(_ error: [CChar]) -> String {
+        String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// A PNG made from bands of cairo RGB24 rows, top to bottom: a page painted a band at a time
+/// needs no surface of the whole page. The bytes are those `PNGWriter.write(xrgb:…)` makes from
+/// the whole surface. The rows live in the calling thread's scratch (CQuirePNG), so a `PNGRows`
+/// is begun, filled and written on one thread, one at a time; it cannot be copied.
+public struct PNGRows: ~Copyable {
+    private var state = quire_png_rows()
+
+    /// A PNG of `height` rows: RGB, or exact grey when no pixel has colour; with `gray`, grey
+    /// (16 dithered levels with `dither16`). `level` is libdeflate's, 1–12.
+    public init(width: Int, height: Int, gray: Bool, dither16: Bool, level: Int) {
+        // Memory running out is reported when the PNG is written.
+        _ = quire_png_rows_begin(&state, Int32(width), Int32(height), gray ? (dither16 ? 16 : 256) : 0, Int32(level))
+    }
+
+    /// Adds the next `count` rows of native-endian 0xXXRRGGBB pixels.
+    public mutating func add(xrgb data: UnsafePointer<UInt8>, stride: Int, count: Int) {
+        quire_png_rows_add(&state, data, Int32(stride), Int32(count))
+    }
+
+    /// Writes the PNG to `path`, atomically (a temporary name, then rename).
+    public consuming func write(to path: String) throws {
+        try PNGWriter.writeAtomically(to: path) { temporary, error in quire_png_rows_write(&state, temporary, error, 256) }
+    }
+
+    /// The PNG's bytes: what `write(to:)` puts in a file.
+    public consuming func encoded() throws -> [UInt8] {
         var error = [CChar](repeating: 0, count: 256)
-        let status = quire_png_write(temporary, rows, Int32(width), Int32(height), Int32(stride), Int32(channels), Int32(level), &error, 256)
-        guard status == 0 else {
-            unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var count = 0
+        guard quire_png_rows_encode(&state, &bytes, &count, &error, 256) == 0, let bytes else {
+            throw QuireError.io("cannot encode a PNG: " + PNGWriter.message(error))
         }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw QuireError.cannotCreateOutput(path: path, reason: String(cString: strerror(errno)))
-        }
+        defer { free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: count))
     }
 }
 

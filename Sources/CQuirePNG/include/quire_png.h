@@ -22,14 +22,30 @@ void quire_xrgb_to_gray(const uint8_t *src, int src_stride, uint8_t *dst, int wi
 /// The render hot path: cairo RGB24 rows packed into PNG rows and compressed in one call by
 /// libdeflate (`level` on its 1–12 scale) into one IDAT chunk. `gray_levels` 0 writes RGB, or
 /// exact 8-bit grey when no pixel has colour (lossless, a third of the bytes); 256 grey; 2–16
-/// dithered grey as quire_xrgb_to_gray. Returns 0, or -1 with a message in `error`.
-int quire_png_write_xrgb(const char *path, const uint8_t *src, int src_stride, int width, int height, int gray_levels,
-                         int level, char *error, size_t error_capacity);
+/// dithered grey as quire_xrgb_to_gray.
+/// The rows come in bands, top to bottom, so a page can be painted a band at a time (no surface
+/// of the whole page). They are kept in the calling thread's scratch: one PNG at a time per
+/// thread, begun, added to and written on that thread.
+typedef struct {
+    int width, height, gray_levels, level;
+    int rows;    // rows added so far
+    int gray;    // the rows are 8-bit grey (RGB once a coloured pixel was seen)
+    int failed;  // memory ran out
+} quire_png_rows;
 
-/// quire_png_write_xrgb into memory: on success `*out` is malloc'd (the caller frees) with
+/// Starts a PNG of `height` rows; -1 when memory runs out (writing then reports it).
+int quire_png_rows_begin(quire_png_rows *png, int width, int height, int gray_levels, int level);
+
+/// Adds the next `count` rows (rows past `height` are ignored).
+void quire_png_rows_add(quire_png_rows *png, const uint8_t *src, int src_stride, int count);
+
+/// Compresses the rows into a file at `path`: 0, or -1 with a message in `error` (also when fewer
+/// than `height` rows were added).
+int quire_png_rows_write(quire_png_rows *png, const char *path, char *error, size_t error_capacity);
+
+/// quire_png_rows_write into memory: on success `*out` is malloc'd (the caller frees) with
 /// `*out_size` bytes, the same bytes the file would hold.
-int quire_png_encode_xrgb(const uint8_t *src, int src_stride, int width, int height, int gray_levels, int level,
-                          uint8_t **out, size_t *out_size, char *error, size_t error_capacity);
+int quire_png_rows_encode(quire_png_rows *png, uint8_t **out, size_t *out_size, char *error, size_t error_capacity);
 
 /// Reads a PNG as 8-bit grey (channels 1) or RGB (channels 3; palettes and alpha are flattened
 /// onto white), rows packed. On success `*pixels` is malloc'd (caller frees) and 0 is returned;
