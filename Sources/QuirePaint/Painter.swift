@@ -143,8 +143,9 @@ public final class Painter {
         cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
     }
 
-    /// The surface the pages this painter writes are painted on, kept from page to page: a new
-    /// one is allocated and cleared for nothing (3.4 MB at 800×1067), as painting covers it.
+    /// The surface the pages this painter writes are painted on, a band at a time (a whole page
+    /// for `bitmap`), kept from page to page: a new one would be allocated and cleared for
+    /// nothing, as painting covers it.
     private var reusable: (surface: OpaquePointer, width: Int32, height: Int32)?
 
     deinit {
@@ -219,7 +220,7 @@ public final class Painter {
     /// that horizontal band of the page (a tile of a tall scrolled document).
     public func paint(_ page: Page, settings: PaintSettings, band: (top: Int, height: Int)? = nil) -> OpaquePointer {
         let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(page.width), Int32(band?.height ?? page.height))!
-        paint(page, settings: settings, band: band, into: surface)
+        paint(page, settings: settings, top: band?.top ?? 0, imageHeight: band?.height ?? page.height, runSpans: nil, into: surface)
         return surface
     }
 
@@ -232,20 +233,150 @@ public final class Painter {
         return surface
     }
 
-    /// Paints a page over the whole of `surface`: the opaque background first (every theme's is),
-    /// so nothing of what the surface held before shows.
-    private func paint(_ page: Page, settings: PaintSettings, band: (top: Int, height: Int)?, into surface: OpaquePointer) {
+    /// The rows a PNG is made of at a time. A page is painted band by band and each band is
+    /// packed into the PNG's rows before the next is painted, so a worker keeps some 0.8 MB of
+    /// surface for a 800×1067 page, not 3.4 MB. A band costs one more pass over the page's
+    /// display list (cairo drops what falls outside the surface).
+    public static let bandRows = 256
+
+    /// Paints the rows `image` of a page (all of it, or a tile) band by band into a PNG: the
+    /// same pixels as the whole image painted at once (see `BandPlan`).
+    private func paintRows(_ page: Page, settings: PaintSettings, image: (top: Int, height: Int)) -> PNGRows {
+        var rows = PNGRows(width: page.width, height: image.height, gray: settings.gray, dither16: settings.dither16, level: settings.compressionLevel)
+        let whole = image.top..<(image.top + image.height)
+        let plan = image.height > Self.bandRows ? BandPlan(page) : nil
+        // Bands of equal height: a 1,067-row page is five bands of 214 rows, not four of 256 and one of 43.
+        let bands = plan == nil ? 1 : (image.height + Self.bandRows - 1) / Self.bandRows
+        let bandHeight = max(1, (image.height + bands - 1) / bands)
+        var top = whole.lowerBound
+        while top < whole.upperBound {
+            var end = min(top + bandHeight, whole.upperBound)
+            if top == whole.lowerBound, let plan, plan.firstBandBottom > Double(end) {
+                end = plan.firstBandBottom >= Double(whole.upperBound) ? whole.upperBound : Int(plan.firstBandBottom.rounded(.up))
+            }
+            let band = top..<end
+            let painted = plan.map { $0.paintedRows(band, within: whole) } ?? band
+            let surface = bandSurface(width: page.width, rows: painted.count)
+            defer { cairo_surface_destroy(surface) }
+            paint(page, settings: settings, top: painted.lowerBound, imageHeight: image.height, runSpans: plan?.spans, into: surface)
+            let stride = Int(cairo_image_surface_get_stride(surface))
+            let first = cairo_image_surface_get_data(surface)! + (band.lowerBound - painted.lowerBound) * stride
+            rows.add(xrgb: first, stride: stride, count: band.count)
+            top = end
+        }
+        return rows
+    }
+
+    /// How a page can be painted in bands with the same pixels as painted whole.
+    /// - Painted `top` rows further up, glyphs, fills, strokes and box edges land on the same
+    ///   pixels: their device coordinates differ by a whole number, exactly.
+    /// - A glyph run must not be cut by a band's edge: cairo then clips it to its glyphs' metric
+    ///   boxes, and the antialiased fringe a glyph has outside its box is lost (a faint pixel
+    ///   above a capital in Moby-Dick). A band is grown to hold whole every run that meets it;
+    ///   a run's rows come from the font's ink bounds (head table), with room for hinting and
+    ///   synthetic bold. A band paints only the runs that meet it.
+    /// - Images are drawn through scaled matrices, whose inverse (what pixman samples by) rounds
+    ///   differently when the page is moved. They are painted in the first band, which starts
+    ///   where the whole page does and reaches past the lowest of them (an image low on a page
+    ///   makes the first band tall). Gradients, shadows and sideways text, rarer, make the page
+    ///   painted whole (no plan).
+    private struct BandPlan {
+        /// The page rows each glyph run may touch, by item (nil for the other items).
+        var spans: [Range<Double>?] = []
+        /// The row the first band reaches at least.
+        var firstBandBottom = 0.0
+
+        init?(_ page: Page) {
+            spans.reserveCapacity(page.items.count)
+            for item in page.items {
+                spans.append(nil)
+                switch item {
+                case .glyphs(let run):
+                    guard run.orientation != .sideways else { return nil }
+                    spans[spans.count - 1] = Self.span(run)
+                case .fill, .stroke:
+                    continue
+                case .box(let decorated):
+                    guard decorated.shadows.isEmpty else { return nil }
+                case .image(let box, let alt):
+                    // Clipped to its box; a placeholder's alt text is drawn with it.
+                    firstBandBottom = max(firstBandBottom, box.rect.maxY + 2, alt.flatMap(Self.span)?.upperBound ?? -.infinity)
+                    guard alt?.orientation != .sideways else { return nil }
+                case .backgroundImage(let fill):
+                    // Clipped to its area.
+                    firstBandBottom = max(firstBandBottom, fill.area.maxY + 2)
+                case .gradient:
+                    return nil
+                }
+            }
+        }
+
+        private static func span(_ run: GlyphRun) -> Range<Double>? {
+            guard let first = run.placed.first else { return nil }
+            var (low, high) = (first.y, first.y)
+            for glyph in run.placed {
+                low = min(low, glyph.y)
+                high = max(high, glyph.y)
+            }
+            let scale = run.size / run.face.unitsPerEm
+            let slack = 0.1 * run.size + 2
+            return (run.origin.y + Double(low) - run.face.inkTop * scale - slack)..<(run.origin.y + Double(high) - run.face.inkBottom * scale + slack)
+        }
+
+        /// The rows to paint for `band`: the band, grown to hold whole every run that meets it,
+        /// within the image (whose own edges cut a run as painting it whole does).
+        func paintedRows(_ band: Range<Int>, within whole: Range<Int>) -> Range<Int> {
+            let (top, bottom) = (Double(band.lowerBound), Double(band.upperBound))
+            var (low, high) = (top, bottom)
+            for case let span? in spans where span.lowerBound < bottom && span.upperBound > top {
+                low = min(low, span.lowerBound)
+                high = max(high, span.upperBound)
+            }
+            // Clamped before converting: a run far off the page has a span far off the page.
+            let (first, last) = (Double(whole.lowerBound), Double(whole.upperBound))
+            return Int(max(first, low).rounded(.down))..<Int(min(last, high).rounded(.up))
+        }
+    }
+
+    /// A surface of `rows` rows for one band, which the caller destroys: over the kept surface's
+    /// memory, grown to the most rows a band has needed up to twice `bandRows`, or with its own
+    /// for a taller band (a page with an image is painted whole, and that memory is freed; the
+    /// kept surface is freed first, so the two are never held at once).
+    private func bandSurface(width: Int, rows: Int) -> OpaquePointer {
+        if rows > 2 * Self.bandRows {
+            if let reusable { cairo_surface_destroy(reusable.surface) }
+            reusable = nil
+            return cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(rows))!
+        }
+        let kept: OpaquePointer
+        if let reusable, reusable.width == Int32(width), reusable.height >= Int32(rows) {
+            kept = reusable.surface
+        } else {
+            kept = keptSurface(width: width, height: min(2 * Self.bandRows, (rows + 63) / 64 * 64))
+        }
+        return cairo_image_surface_create_for_data(
+            cairo_image_surface_get_data(kept), CAIRO_FORMAT_RGB24, Int32(width), Int32(rows), cairo_image_surface_get_stride(kept))!
+    }
+
+    /// Paints the page's rows from `top` over the whole of `surface`: the opaque background first
+    /// (every theme's is), so nothing of what the surface held before shows. `imageHeight` is the
+    /// height of the image the rows belong to (the page, or a tile of it): it bounds the size a
+    /// background image is decoded at, the same for every band of it. A glyph run whose span
+    /// (`runSpans`, by item) misses the surface's rows is not drawn: it would leave no pixel.
+    private func paint(_ page: Page, settings: PaintSettings, top: Int, imageHeight: Int, runSpans: [Range<Double>?]?, into surface: OpaquePointer) {
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr) }
         setColor(cr, settings.theme.background)
         cairo_paint(cr)
-        if let band { cairo_translate(cr, 0, -Double(band.top)) }
+        if top != 0 { cairo_translate(cr, 0, -Double(top)) }
         cairo_set_font_options(cr, options)
         if let clip = page.clip {
             cairo_rectangle(cr, clip.x, clip.y, clip.width, clip.height)
             cairo_clip(cr)
         }
-        for item in page.items {
+        let rows = Double(top)..<Double(top + Int(cairo_image_surface_get_height(surface)))
+        for (index, item) in page.items.enumerated() {
+            if let span = runSpans?[index], !span.overlaps(rows) { continue }
             switch item {
             case .fill(let rect, let color):
                 setColor(cr, settings.theme.map(color))
@@ -254,8 +385,8 @@ public final class Painter {
             case .gradient(let fill):
                 paintGradient(fill, cr: cr, theme: settings.theme)
             case .backgroundImage(let fill):
-                // The surface painted (a band of a tall scrolled page) bounds what a tile may cost.
-                paintBackgroundImage(fill, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(band?.height ?? page.height)), theme: settings.theme)
+                // The image painted (a tile of a tall scrolled page) bounds what a tile may cost.
+                paintBackgroundImage(fill, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(imageHeight)), theme: settings.theme)
             case .box(let decorated):
                 BoxPainter.paint(decorated, cr: cr, page: Rect(x: 0, y: 0, width: Double(page.width), height: Double(page.height)), map: settings.theme.map)
             case .stroke(let from, let to, let width, let color, let style):
@@ -557,22 +688,19 @@ public final class Painter {
     /// Paints a page to packed 8-bit pixels: RGB, or grey (16 dithered levels with `dither16`).
     public func bitmap(_ page: Page, settings: PaintSettings) -> Bitmap {
         let surface = keptSurface(width: page.width, height: page.height)
-        paint(page, settings: settings, band: nil, into: surface)
+        paint(page, settings: settings, top: 0, imageHeight: page.height, runSpans: nil, into: surface)
         return PNGWriter.bitmap(surface: surface, gray: settings.gray, dither16: settings.dither16)
     }
 
     /// Paints a page and encodes it as PNG in memory: the bytes `writePNG` writes.
     public func pngBytes(_ page: Page, settings: PaintSettings) throws -> [UInt8] {
-        let surface = keptSurface(width: page.width, height: page.height)
-        paint(page, settings: settings, band: nil, into: surface)
-        return try PNGWriter.encode(surface: surface, gray: settings.gray, dither16: settings.dither16, level: settings.compressionLevel)
+        try paintRows(page, settings: settings, image: (0, page.height)).encoded()
     }
 
-    /// Paints a page and writes it as PNG, atomically (a temporary name, then rename).
+    /// Paints a page (or the tile `band` of it) and writes it as PNG, atomically (a temporary
+    /// name, then rename).
     public func writePNG(_ page: Page, settings: PaintSettings, band: (top: Int, height: Int)? = nil, to path: String) throws {
-        let surface = keptSurface(width: page.width, height: band?.height ?? page.height)
-        paint(page, settings: settings, band: band, into: surface)
-        try PNGWriter.write(surface: surface, gray: settings.gray, dither16: settings.dither16, level: settings.compressionLevel, to: path)
+        try paintRows(page, settings: settings, image: band ?? (0, page.height)).write(to: path)
     }
 }
 
@@ -633,25 +761,6 @@ public enum ImagePainter {
 }
 
 extension PNGWriter {
-    /// Converts a cairo RGB24 surface to RGB or grey rows and writes them with libpng.
-    public static func write(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int, to path: String) throws {
-        cairo_surface_flush(surface)
-        let width = Int(cairo_image_surface_get_width(surface))
-        let height = Int(cairo_image_surface_get_height(surface))
-        let stride = Int(cairo_image_surface_get_stride(surface))
-        guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
-        try write(xrgb: UnsafePointer(data), width: width, height: height, stride: stride, gray: gray, dither16: dither16, level: level, to: path)
-    }
-
-    /// A cairo RGB24 surface as PNG bytes.
-    static func encode(surface: OpaquePointer, gray: Bool, dither16: Bool, level: Int) throws -> [UInt8] {
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else { throw QuireError.io("cairo surface has no data") }
-        return try encode(
-            xrgb: UnsafePointer(data), width: Int(cairo_image_surface_get_width(surface)), height: Int(cairo_image_surface_get_height(surface)),
-            stride: Int(cairo_image_surface_get_stride(surface)), gray: gray, dither16: dither16, level: level)
-    }
-
     /// A cairo RGB24 surface as packed pixels: RGB, or grey as the PNG writer makes it.
     static func bitmap(surface: OpaquePointer, gray: Bool, dither16: Bool) -> Bitmap {
         cairo_surface_flush(surface)

@@ -29,6 +29,10 @@ public final class FontFace: @unchecked Sendable {
     public let descender: Double
     public let lineGap: Double
     public let xHeight: Double
+    /// The highest and lowest ink of any glyph above the baseline (the head table's yMax and
+    /// yMin, font units; 2 em either way for a font without one): what painting may touch.
+    public let inkTop: Double
+    public let inkBottom: Double
     public let isBold: Bool
     public let isItalic: Bool
     public let hasSmallCaps: Bool
@@ -98,6 +102,7 @@ public final class FontFace: @unchecked Sendable {
             if hb_font_get_nominal_glyph(font, value, &glyph) != 0 { words[Int(value >> 6)] |= 1 << UInt64(value & 63) }
         }
         latinCoverage = (words[0], words[1], words[2], words[3])
+        (inkTop, inkBottom) = FontFace.readInkBounds(face) ?? (2 * Double(upem), -2 * Double(upem))
         familyName = FontFace.readFamilyName(face) ?? source.key
         hasSmallCaps = FontFace.hasFeature(face, "smcp")
     }
@@ -144,6 +149,18 @@ public final class FontFace: @unchecked Sendable {
     public var normalLineHeightFactor: Double {
         let factor = (ascender - descender + lineGap) / unitsPerEm
         return factor > 0.5 && factor < 3 ? factor : 1.2
+    }
+
+    /// The head table's yMax and yMin (big-endian 16-bit at bytes 42 and 38).
+    private static func readInkBounds(_ face: OpaquePointer) -> (top: Double, bottom: Double)? {
+        guard let blob = hb_face_reference_table(face, hb_tag_from_string("head", -1)) else { return nil }
+        defer { hb_blob_destroy(blob) }
+        var length: UInt32 = 0
+        guard let data = hb_blob_get_data(blob, &length), length >= 54 else { return nil }
+        let bytes = UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self)
+        func int16(_ offset: Int) -> Double { Double(Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))) }
+        let (top, bottom) = (int16(42), int16(38))
+        return top > bottom ? (top, bottom) : nil
     }
 
     private static func readFamilyName(_ face: OpaquePointer) -> String? {
