@@ -220,7 +220,7 @@ public final class Painter {
     /// that horizontal band of the page (a tile of a tall scrolled document).
     public func paint(_ page: Page, settings: PaintSettings, band: (top: Int, height: Int)? = nil) -> OpaquePointer {
         let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(page.width), Int32(band?.height ?? page.height))!
-        paint(page, settings: settings, top: band?.top ?? 0, imageHeight: band?.height ?? page.height, runSpans: nil, into: surface)
+        paint(page, settings: settings, top: band?.top ?? 0, imageHeight: band?.height ?? page.height, runs: nil, into: surface)
         return surface
     }
 
@@ -258,7 +258,8 @@ public final class Painter {
             let painted = plan.map { $0.paintedRows(band, within: whole) } ?? band
             let surface = bandSurface(width: page.width, rows: painted.count)
             defer { cairo_surface_destroy(surface) }
-            paint(page, settings: settings, top: painted.lowerBound, imageHeight: image.height, runSpans: plan?.spans, into: surface)
+            let runs = plan.map { (spans: $0.spans, rows: Double(band.lowerBound)..<Double(band.upperBound)) }
+            paint(page, settings: settings, top: painted.lowerBound, imageHeight: image.height, runs: runs, into: surface)
             let stride = Int(cairo_image_surface_get_stride(surface))
             let first = cairo_image_surface_get_data(surface)! + (band.lowerBound - painted.lowerBound) * stride
             rows.add(xrgb: first, stride: stride, count: band.count)
@@ -274,7 +275,7 @@ public final class Painter {
     ///   boxes, and the antialiased fringe a glyph has outside its box is lost (a faint pixel
     ///   above a capital in Moby-Dick). A band is grown to hold whole every run that meets it;
     ///   a run's rows come from the font's ink bounds (head table), with room for hinting and
-    ///   synthetic bold. A band paints only the runs that meet it.
+    ///   synthetic bold. A band draws only the runs that meet its own rows.
     /// - Images are drawn through scaled matrices, whose inverse (what pixman samples by) rounds
     ///   differently when the page is moved. They are painted in the first band, which starts
     ///   where the whole page does and reaches past the lowest of them (an image low on a page
@@ -311,6 +312,10 @@ public final class Painter {
             }
         }
 
+        /// The rows the run's glyphs may reach: the font's ink bounds (head table), with room for
+        /// hinting, the antialiased fringe and synthetic bold. (Each glyph's own outline bounds,
+        /// from HarfBuzz, saved 0.3% of Moby-Dick's render instructions net: not worth a table
+        /// of every face's glyphs in every painter.)
         private static func span(_ run: GlyphRun) -> Range<Double>? {
             guard let first = run.placed.first else { return nil }
             var (low, high) = (first.y, first.y)
@@ -361,9 +366,13 @@ public final class Painter {
     /// Paints the page's rows from `top` over the whole of `surface`: the opaque background first
     /// (every theme's is), so nothing of what the surface held before shows. `imageHeight` is the
     /// height of the image the rows belong to (the page, or a tile of it): it bounds the size a
-    /// background image is decoded at, the same for every band of it. A glyph run whose span
-    /// (`runSpans`, by item) misses the surface's rows is not drawn: it would leave no pixel.
-    private func paint(_ page: Page, settings: PaintSettings, top: Int, imageHeight: Int, runSpans: [Range<Double>?]?, into surface: OpaquePointer) {
+    /// background image is decoded at, the same for every band of it. With `runs`, a glyph run
+    /// whose span (by item) misses `rows` (the band's, which the caller keeps) is not drawn: it
+    /// leaves no pixel there.
+    private func paint(
+        _ page: Page, settings: PaintSettings, top: Int, imageHeight: Int, runs: (spans: [Range<Double>?], rows: Range<Double>)?,
+        into surface: OpaquePointer
+    ) {
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr) }
         setColor(cr, settings.theme.background)
@@ -374,9 +383,8 @@ public final class Painter {
             cairo_rectangle(cr, clip.x, clip.y, clip.width, clip.height)
             cairo_clip(cr)
         }
-        let rows = Double(top)..<Double(top + Int(cairo_image_surface_get_height(surface)))
         for (index, item) in page.items.enumerated() {
-            if let span = runSpans?[index], !span.overlaps(rows) { continue }
+            if let runs, let span = runs.spans[index], !span.overlaps(runs.rows) { continue }
             switch item {
             case .fill(let rect, let color):
                 setColor(cr, settings.theme.map(color))
@@ -688,7 +696,7 @@ public final class Painter {
     /// Paints a page to packed 8-bit pixels: RGB, or grey (16 dithered levels with `dither16`).
     public func bitmap(_ page: Page, settings: PaintSettings) -> Bitmap {
         let surface = keptSurface(width: page.width, height: page.height)
-        paint(page, settings: settings, top: 0, imageHeight: page.height, runSpans: nil, into: surface)
+        paint(page, settings: settings, top: 0, imageHeight: page.height, runs: nil, into: surface)
         return PNGWriter.bitmap(surface: surface, gray: settings.gray, dither16: settings.dither16)
     }
 
@@ -777,3 +785,4 @@ extension Painter {
         self.init(resources: { try? container.read(path: $0) }, limits: container.archive.limits)
     }
 }
+
