@@ -277,7 +277,12 @@ typedef struct {
     size_t raw_capacity;
     uint8_t *packed;
     size_t packed_capacity;
+    unsigned long ticket;  // the PNG whose rows `raw` holds
 } Scratch;
+
+/// Tickets for PNGs begun, unique across threads: a PNG whose ticket is not its thread's
+/// scratch's (another begun since, or added to from another thread) fails instead of mixing rows.
+static unsigned long tickets;
 
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
@@ -341,8 +346,13 @@ int quire_png_rows_begin(quire_png_rows *png, int width, int height, int gray_le
     // (text on white: a third of the bytes to compress); the first coloured pixel widens them to RGB.
     *png = (quire_png_rows){.width = width, .height = height, .gray_levels = gray_levels,
                             .level = level < 1 ? 1 : level > 12 ? 12 : level, .gray = 1};
-    png->failed = !scratch_for(png->level, row_bytes(png) * (size_t)(height > 0 ? height : 0));
-    return png->failed ? -1 : 0;
+    Scratch *scratch = scratch_for(png->level, row_bytes(png) * (size_t)(height > 0 ? height : 0));
+    if (!scratch) {
+        png->failed = 1;
+        return -1;
+    }
+    png->ticket = scratch->ticket = __atomic_add_fetch(&tickets, 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /// The grey rows made so far as RGB rows (each grey value three times, what the RGB conversion
@@ -371,11 +381,22 @@ static int widen_to_rgb(Scratch *scratch, quire_png_rows *png) {
     return 0;
 }
 
+/// This thread's scratch if it still holds `png`'s rows; NULL (and `png` failed) when not.
+static Scratch *scratch_holding(quire_png_rows *png) {
+    Scratch *scratch = scratch_key_made ? pthread_getspecific(scratch_key) : NULL;
+    if (png->failed) return NULL;
+    if (!scratch || scratch->ticket != png->ticket) {
+        png->failed = 2;
+        return NULL;
+    }
+    return scratch;
+}
+
 void quire_png_rows_add(quire_png_rows *png, const uint8_t *src, int src_stride, int count) {
-    if (png->failed) return;
+    Scratch *scratch = scratch_holding(png);
+    if (!scratch) return;
     if (count > png->height - png->rows) count = png->height - png->rows;
     if (count <= 0) return;
-    Scratch *scratch = pthread_getspecific(scratch_key);
     size_t first = (size_t)png->rows;
     // The grey rows are written while the band is checked for colour (one pass over the pixels,
     // not two); a coloured pixel widens the rows already made and starts the band again as RGB.
@@ -406,10 +427,13 @@ void quire_png_rows_add(quire_png_rows *png, const uint8_t *src, int src_stride,
 /// compression is most of a page's cost, and libdeflate's whole-buffer deflate is several times
 /// faster than zlib's streaming one at a like ratio.
 static int rows_write_file(quire_png_rows *png, FILE *file, const char *name, char *error, size_t error_capacity) {
-    Scratch *scratch = scratch_key_made ? pthread_getspecific(scratch_key) : NULL;
+    Scratch *scratch = scratch_holding(png);
     size_t raw_size = row_bytes(png) * (size_t)png->height;
-    if (png->failed || !scratch || scratch_reserve_packed(scratch, raw_size) != 0) {
-        if (error) snprintf(error, error_capacity, "out of memory");
+    if (!scratch || scratch_reserve_packed(scratch, raw_size) != 0) {
+        if (error) {
+            snprintf(error, error_capacity, "%s", png->failed == 2 ? "another PNG was begun on this thread before this one was written"
+                                                                   : "out of memory");
+        }
         fclose(file);
         return -1;
     }

@@ -57,6 +57,28 @@ final class BandedPaintingTests: XCTestCase {
         }
     }
 
+    /// Rows live in the thread's scratch: a PNG begun before another on the same thread is
+    /// refused when written, never made of the other's rows; the later one is whole.
+    func testAPNGWhoseScratchWasTakenIsRefused() throws {
+        let white = [UInt32](repeating: 0x00FF_FFFF, count: 4 * 4)
+        let black = [UInt32](repeating: 0, count: 4 * 4)
+        var first = PNGRows(width: 4, height: 4, gray: false, dither16: false, level: 2)
+        var second = PNGRows(width: 4, height: 4, gray: false, dither16: false, level: 2)
+        white.withUnsafeBytes { first.add(xrgb: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: 16, count: 4) }
+        black.withUnsafeBytes { second.add(xrgb: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: 16, count: 4) }
+        let made = try second.encoded()
+        let alone = try black.withUnsafeBytes {
+            try PNGWriter.encode(xrgb: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), width: 4, height: 4, stride: 16, gray: false, dither16: false, level: 2)
+        }
+        XCTAssertEqual(made, alone)
+        do {
+            _ = try first.encoded()
+            XCTFail("a PNG whose rows were overwritten was made")
+        } catch {
+            XCTAssert("\(error)".contains("another PNG was begun"), "\(error)")
+        }
+    }
+
     /// Every page of the sample book: the banded PNG's pixels are those of the page painted whole.
     func testSampleBookPagesMatchThePagePaintedWhole() throws {
         let (_, result) = try LayoutTests.layout(try LayoutTests.sampleBook().path)

@@ -30,7 +30,8 @@ typedef struct {
     int width, height, gray_levels, level;
     int rows;    // rows added so far
     int gray;    // the rows are 8-bit grey (RGB once a coloured pixel was seen)
-    int failed;  // memory ran out
+    int failed;  // 1: memory ran out; 2: the thread's scratch was taken (another PNG begun, or another thread)
+    unsigned long ticket;  // which PNG holds the thread's scratch
 } quire_png_rows;
 
 /// Starts a PNG of `height` rows; -1 when memory runs out (writing then reports it).
