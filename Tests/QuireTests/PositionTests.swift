@@ -117,6 +117,27 @@ final class PositionTests: XCTestCase {
         }
     }
 
+    /// crengine's model of a document follows only UTF-8: one whose XML declaration names
+    /// another encoding has none (its XPointers count the DOM instead), in any case of the
+    /// words, after a byte-order mark too; UTF-8 named or not is followed.
+    func testCrengineModelOnlyForUTF8Documents() throws {
+        let body = #"<html xmlns="http://www.w3.org/1999/xhtml"><head><title>T</title></head><body><p>one two</p></body></html>"#
+        let cases: [(String, Bool)] = [
+            (#"<?xml version="1.0" encoding="ISO-8859-1"?>"#, false),
+            (#"<?xml version="1.0" encoding="Windows-1252"?>"#, false),
+            ("\u{FEFF}" + #"<?xml version="1.0" encoding="iso-8859-1"?>"#, false),
+            (#"<?xml version="1.0" encoding="UTF-8"?>"#, true),
+            (#"<?xml version="1.0" encoding="utf-8" standalone="yes"?>"#, true),
+            (#"<?xml version="1.0"?>"#, true),
+            ("", true),
+        ]
+        for (declaration, followed) in cases {
+            let document = try ContentDocument.parse(Array((declaration + "\n" + body).utf8), path: "c.xhtml")
+            let model = CrengineText(DocumentText(document), styles: CrengineStyle.of(document) { _ in nil })
+            XCTAssertEqual(model != nil, followed, declaration)
+        }
+    }
+
     /// KOReader's partial MD5, computed here independently: the samples are cut with FileHandle and
     /// hashed by coreutils' md5sum.
     func testPartialMD5MatchesIndependentImplementation() throws {
