@@ -236,7 +236,8 @@ public final class Painter {
     /// The rows a PNG is made of at a time. A page is painted band by band and each band is
     /// packed into the PNG's rows before the next is painted, so a worker keeps some 0.8 MB of
     /// surface for a 800×1067 page, not 3.4 MB. A band costs one more pass over the page's
-    /// display list (cairo drops what falls outside the surface).
+    /// display list, drawing only the runs that meet its rows; a run crossing its edge is
+    /// drawn in both bands.
     public static let bandRows = 256
 
     /// Paints the rows `image` of a page (all of it, or a tile) band by band into a PNG: the

@@ -119,7 +119,7 @@ public enum PNGReader {
         var width: Int32 = 0, height: Int32 = 0, channels: Int32 = 0
         var error = [CChar](repeating: 0, count: 256)
         guard quire_png_read(path, asRGB ? 1 : 0, &pointer, &width, &height, &channels, &error, 256) == 0, let pointer else {
-            throw QuireError.io("cannot read PNG \(path): \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+            throw QuireError.io("cannot read PNG \(path): \(PNGWriter.message(error))")
         }
         defer { free(pointer) }
         let count = Int(width) * Int(height) * Int(channels)
