@@ -434,7 +434,6 @@ public struct ComputedStyle: Sendable, Hashable {
         return child
     }
 
-    /// The used line height in CSS px for a font whose "normal" line spacing is `normalFactor` × size.
     /// Styles are interned by value many times per chapter, and hashing every field (strings,
     /// arrays, 80 of them) cost more than the lookups: the hash takes the fields that tell a book's
     /// styles apart; equality still compares all of them.
@@ -454,6 +453,7 @@ public struct ComputedStyle: Sendable, Hashable {
         hasher.combine(fontFamilies.first)
     }
 
+    /// The used line height in CSS px for a font whose "normal" line spacing is `normalFactor` × size.
     public func lineHeightPx(normalFactor: Double = 1.2) -> Double {
         switch lineHeight {
         case .normal: return fontSize * normalFactor
