@@ -786,4 +786,3 @@ extension Painter {
         self.init(resources: { try? container.read(path: $0) }, limits: container.archive.limits)
     }
 }
-

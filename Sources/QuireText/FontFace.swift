@@ -151,16 +151,16 @@ public final class FontFace: @unchecked Sendable {
         return factor > 0.5 && factor < 3 ? factor : 1.2
     }
 
-    /// The head table's yMax and yMin (big-endian 16-bit at bytes 42 and 38).
+    /// The head table's yMax and yMin (signed 16-bit at bytes 42 and 38).
     private static func readInkBounds(_ face: OpaquePointer) -> (top: Double, bottom: Double)? {
         guard let blob = hb_face_reference_table(face, hb_tag_from_string("head", -1)) else { return nil }
         defer { hb_blob_destroy(blob) }
         var length: UInt32 = 0
-        guard let data = hb_blob_get_data(blob, &length), length >= 54 else { return nil }
-        let bytes = UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self)
-        func int16(_ offset: Int) -> Double { Double(Int16(bitPattern: UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]))) }
-        let (top, bottom) = (int16(42), int16(38))
-        return top > bottom ? (top, bottom) : nil
+        let data = hb_blob_get_data(blob, &length)
+        let table = FontTable(bytes: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: Int(length))
+        func int16(_ offset: Int) throws(FontTable.Malformed) -> Double { Double(Int16(truncatingIfNeeded: try table.u16(offset))) }
+        guard let top = try? int16(42), let bottom = try? int16(38), top > bottom else { return nil }
+        return (top, bottom)
     }
 
     private static func readFamilyName(_ face: OpaquePointer) -> String? {

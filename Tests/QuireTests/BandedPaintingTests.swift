@@ -46,15 +46,9 @@ final class BandedPaintingTests: XCTestCase {
 
     /// Too few rows is an error, never a PNG with a black or stale bottom.
     func testAPNGMissingRowsIsRefused() throws {
-        let pixels = [UInt32](repeating: 0x00FF_FFFF, count: 4 * 4)
         var rows = PNGRows(width: 4, height: 4, gray: false, dither16: false, level: 2)
-        pixels.withUnsafeBytes { rows.add(xrgb: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: 16, count: 3) }
-        do {
-            _ = try rows.encoded()
-            XCTFail("a PNG missing a row was made")
-        } catch {
-            XCTAssert("\(error)".contains("3 of 4 rows"), "\(error)")
-        }
+        add([UInt32](repeating: 0x00FF_FFFF, count: 4 * 4), rows: 3, to: &rows)
+        assertRefused(rows, saying: "3 of 4 rows")
     }
 
     /// Rows live in the thread's scratch: a PNG begun before another on the same thread is
@@ -64,18 +58,28 @@ final class BandedPaintingTests: XCTestCase {
         let black = [UInt32](repeating: 0, count: 4 * 4)
         var first = PNGRows(width: 4, height: 4, gray: false, dither16: false, level: 2)
         var second = PNGRows(width: 4, height: 4, gray: false, dither16: false, level: 2)
-        white.withUnsafeBytes { first.add(xrgb: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: 16, count: 4) }
-        black.withUnsafeBytes { second.add(xrgb: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: 16, count: 4) }
+        add(white, rows: 4, to: &first)
+        add(black, rows: 4, to: &second)
         let made = try second.encoded()
         let alone = try black.withUnsafeBytes {
             try PNGWriter.encode(xrgb: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), width: 4, height: 4, stride: 16, gray: false, dither16: false, level: 2)
         }
         XCTAssertEqual(made, alone)
+        assertRefused(first, saying: "another PNG was begun")
+    }
+
+    /// Adds the first `rows` rows of 4-pixel-wide `pixels`.
+    private func add(_ pixels: [UInt32], rows count: Int, to rows: inout PNGRows) {
+        pixels.withUnsafeBytes { rows.add(xrgb: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: 16, count: count) }
+    }
+
+    /// Encoding `rows` fails with an error that says `reason`.
+    private func assertRefused(_ rows: consuming PNGRows, saying reason: String, line: UInt = #line) {
         do {
-            _ = try first.encoded()
-            XCTFail("a PNG whose rows were overwritten was made")
+            _ = try rows.encoded()
+            XCTFail("a PNG was made that should have been refused (\(reason))", line: line)
         } catch {
-            XCTAssert("\(error)".contains("another PNG was begun"), "\(error)")
+            XCTAssert("\(error)".contains(reason), "\(error)", line: line)
         }
     }
 
