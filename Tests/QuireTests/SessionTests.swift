@@ -25,7 +25,7 @@ final class SessionTests: XCTestCase {
     /// Page 0 comes back at once while every image measurement is blocked; the chapter's last
     /// page waits for settling and is then the true last page (the book with sizes agrees).
     func testLastPageWaitsForSettlingAndFirstPageDoesNot() throws {
-        let url = try SettlingTests.book(withSizes: false)
+        let url = try SettlingTests.book(withSizes: false, for: self)
         let book = try Book.open(url.path)
         let container = try EPUBContainer.open(path: url.path)
         let blocking = SettlingTests.BlockingMeasurer(inner: ArchiveImageMeasurer(container: container))
@@ -49,7 +49,7 @@ final class SessionTests: XCTestCase {
         XCTAssertGreaterThan(blocking.calls, 0)
         blocking.gate.signal()
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
-        let reference = try Pagination(Book.open(SettlingTests.book(withSizes: true).path), settings: PaginationSettings(profile: "eink-6"))
+        let reference = try Pagination(Book.open(SettlingTests.book(withSizes: true, for: self).path), settings: PaginationSettings(profile: "eink-6"))
         let expected = try reference.resolve(.lastPage)
         XCTAssertEqual(box.last, expected)
         XCTAssertEqual(try pagination.pageCount(ofChapter: chapter), try reference.pageCount(ofChapter: chapter))
@@ -207,6 +207,7 @@ final class SessionTests: XCTestCase {
     /// on that page marked in the painted image, and nothing marked where nothing matches.
     func testSearchLandsOnTheMatchAndMarksIt() throws {
         let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         var book = TestBook()
         let filler = String(repeating: "<p>The quick brown fox jumps over the lazy dog, and again the fox runs.</p>", count: 80)
         book.chapter = """

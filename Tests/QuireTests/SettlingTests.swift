@@ -21,7 +21,10 @@ final class SettlingTests: XCTestCase {
     static let sizes = [(400, 600), (600, 300), (300, 900), (500, 500), (800, 400), (350, 700)]
 
     /// A book whose chapter has the six images; `withSizes` writes correct width/height attributes.
-    static func book(withSizes: Bool, extraImages: String = "", extraEntries: [ZipWriter.Entry] = [], extraManifest: String = "") throws -> URL {
+    /// The file is removed when `test` ends.
+    static func book(
+        withSizes: Bool, extraImages: String = "", extraEntries: [ZipWriter.Entry] = [], extraManifest: String = "", for test: XCTestCase
+    ) throws -> URL {
         var book = TestBook()
         var manifest = ""
         var entries: [ZipWriter.Entry] = []
@@ -45,6 +48,7 @@ final class SettlingTests: XCTestCase {
         book.extraManifest = manifest + extraManifest
         book.extraEntries = entries + extraEntries
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-guard-\(withSizes)-\(UUID().uuidString).epub")
+        test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
         try book.write(to: url)
         return url
     }
@@ -61,8 +65,8 @@ final class SettlingTests: XCTestCase {
     }
 
     func testSettledLayoutMatchesTheBookWithSizes() throws {
-        let bare = try Self.layout(Self.book(withSizes: false))
-        let sized = try Self.layout(Self.book(withSizes: true))
+        let bare = try Self.layout(Self.book(withSizes: false, for: self))
+        let sized = try Self.layout(Self.book(withSizes: true, for: self))
         let (spine, offset) = try Self.marked(bare)
         let settled = ChapterHandle(layout: bare, spineIndex: spine)
         let reference = ChapterHandle(layout: sized, spineIndex: spine)
@@ -103,7 +107,7 @@ final class SettlingTests: XCTestCase {
     }
 
     func testFirstPageDoesNotWaitForTheMeasurer() throws {
-        let url = try Self.book(withSizes: false)
+        let url = try Self.book(withSizes: false, for: self)
         let container = try EPUBContainer.open(path: url.path)
         let blocking = BlockingMeasurer(inner: ArchiveImageMeasurer(container: container))
         let layout = try BookLayout(container: container, settings: LayoutSettings(profile: PageProfile.named("eink-6")!), measurer: blocking)
@@ -125,14 +129,14 @@ final class SettlingTests: XCTestCase {
         XCTAssertGreaterThan(blocking.calls, 0)
         blocking.gate.signal()
         XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
-        let reference = ChapterHandle(layout: try Self.layout(Self.book(withSizes: true)), spineIndex: spine)
+        let reference = ChapterHandle(layout: try Self.layout(Self.book(withSizes: true, for: self)), spineIndex: spine)
         XCTAssertEqual(box.pages, reference.pageCount)
         XCTAssertEqual(handle.pageIndex(containing: offset), reference.pageIndex(containing: offset))
     }
 
     /// The wait is bounded: a measurer that never answers costs the time budget, not a hang.
     func testSettlingIsBoundedWhenTheMeasurerHangs() throws {
-        let url = try Self.book(withSizes: false)
+        let url = try Self.book(withSizes: false, for: self)
         let container = try EPUBContainer.open(path: url.path)
         let blocking = BlockingMeasurer(inner: ArchiveImageMeasurer(container: container))
         var limits = SettleLimits()
@@ -161,7 +165,7 @@ final class SettlingTests: XCTestCase {
             extraEntries: [
                 .init(name: "OEBPS/images/corrupt.png", data: Array("not an image at all".utf8)),
                 .init(name: "OEBPS/images/huge.png", data: huge),
-            ], extraManifest: listed)
+            ], extraManifest: listed, for: self)
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try TestSupport.quire("render", url.path, "--out", directory.path, "--profile", "eink-6", "--quiet")

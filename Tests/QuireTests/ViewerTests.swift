@@ -162,7 +162,7 @@ final class ViewerTests: XCTestCase {
     /// settle and lands on the true last page: the page count `quire render --map-only` writes at
     /// the same profile.
     func testLastPageKeyWaitsForSettling() throws {
-        let book = try SettlingTests.book(withSizes: false)
+        let book = try SettlingTests.book(withSizes: false, for: self)
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory); try? FileManager.default.removeItem(at: book) }
         let out = directory.appendingPathComponent("map")
