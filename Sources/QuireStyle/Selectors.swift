@@ -11,12 +11,27 @@ enum NamespaceConstraint: Hashable, Sendable {
 
 struct AttributeSelector: Hashable, Sendable {
     enum Operator: Hashable, Sendable { case exists, equals, includes, dashMatch, prefix, suffix, substring }
-    var name: String  // lowercased
-    var namespace: NamespaceConstraint  // .none = no namespace (the default for attributes)
-    var prefix: String?  // for HTML-parsed `epub:type` attributes that kept their prefix
+    let name: String  // lowercased
+    let namespace: NamespaceConstraint  // .none = no namespace (the default for attributes)
+    let prefix: String?  // for HTML-parsed `epub:type` attributes that kept their prefix
     var op: Operator
     var value: String
     var caseInsensitive: Bool
+    /// The names an attribute may carry as written, made once here: matching compared them for
+    /// every attribute of every element tried (`epub:type` for `[epub|type]`, `…:type` for `[*|type]`).
+    let prefixedName: String?
+    let colonName: String
+
+    init(name: String, namespace: NamespaceConstraint, prefix: String?, op: Operator, value: String, caseInsensitive: Bool) {
+        self.name = name
+        self.namespace = namespace
+        self.prefix = prefix
+        self.op = op
+        self.value = value
+        self.caseInsensitive = caseInsensitive
+        prefixedName = prefix.map { SelectorMatcher.lowerASCII($0) + ":" + name }
+        colonName = ":" + name
+    }
 }
 
 enum PseudoElement: String, Hashable, Sendable {
@@ -708,9 +723,14 @@ struct SelectorMatcher {
             let classes = table.classes[e]
             for name in compound.classes where !classes.contains(name) { return false }
         }
-        for attribute in compound.attributes where !matchesAttribute(attribute, e) { return false }
-        for pseudo in compound.pseudos where !matchesPseudo(pseudo, element) { return false }
-        return true
+        // In place: iterating copied each selector out, retaining its strings (and a pseudo-class's box).
+        let attributesMatch = compound.attributes.withUnsafeBufferPointer { selectors in
+            selectors.indices.allSatisfy { matchesAttribute(selectors.baseAddress! + $0, e) }
+        }
+        guard attributesMatch else { return false }
+        return compound.pseudos.withUnsafeBufferPointer { pseudos in
+            pseudos.indices.allSatisfy { matchesPseudo(pseudos[$0], element) }
+        }
     }
 
     /// ASCII-lowercases only when needed (attribute names are almost always lowercase already).
@@ -720,34 +740,39 @@ struct SelectorMatcher {
         return text
     }
 
-    private func matchesAttribute(_ selector: AttributeSelector, _ e: Int) -> Bool {
-        if selector.name == "class" && selector.namespace == .none && selector.op == .includes && !selector.caseInsensitive {
-            return table.classes[e].contains(selector.value)
+    private func matchesAttribute(_ selector: UnsafePointer<AttributeSelector>, _ e: Int) -> Bool {
+        if selector.pointee.name == "class" && selector.pointee.namespace == .none && selector.pointee.op == .includes
+            && !selector.pointee.caseInsensitive
+        {
+            return table.classes[e].contains(selector.pointee.value)
         }
         guard let element = table.tree.element(NodeID(Int32(e))) else { return false }
         let html = table.isHTML[e]
+        let selector = selector.pointee
         let target = selector.name
-        for attribute in element.attributes {
-            let local = html ? SelectorMatcher.lowerASCII(attribute.name.local) : attribute.name.local
-            let nameMatches: Bool
-            switch selector.namespace {
-            case .any:
-                nameMatches = local == target || (local.utf8.count > target.utf8.count && local.hasSuffix(":" + target))
-            case .none:
-                nameMatches = attribute.name.namespace.isEmpty && local == target
-            case .uri(let uri):
-                if attribute.name.namespace == uri {
-                    nameMatches = local == target
-                } else if attribute.name.namespace.isEmpty, let prefix = selector.prefix {
-                    nameMatches = local == SelectorMatcher.lowerASCII(prefix) + ":" + target  // HTML parser kept `epub:type`
-                } else {
-                    nameMatches = false
+        return element.attributes.withUnsafeBufferPointer { attributes in
+            for index in attributes.indices {
+                let name = attributes.baseAddress! + index
+                let local = html ? SelectorMatcher.lowerASCII(name.pointee.name.local) : name.pointee.name.local
+                let nameMatches: Bool
+                switch selector.namespace {
+                case .any:
+                    nameMatches = local == target || (local.utf8.count > target.utf8.count && local.hasSuffix(selector.colonName))
+                case .none:
+                    nameMatches = name.pointee.name.namespace.isEmpty && local == target
+                case .uri(let uri):
+                    if name.pointee.name.namespace == uri {
+                        nameMatches = local == target
+                    } else if name.pointee.name.namespace.isEmpty, let prefixed = selector.prefixedName {
+                        nameMatches = local == prefixed  // HTML parser kept `epub:type`
+                    } else {
+                        nameMatches = false
+                    }
                 }
+                if nameMatches && valueMatches(selector, name.pointee.value) { return true }
             }
-            guard nameMatches else { continue }
-            if valueMatches(selector, attribute.value) { return true }
+            return false
         }
-        return false
     }
 
     /// Whether whitespace-separated `list` contains `token`, without allocating.
