@@ -47,10 +47,15 @@ public enum CFI {
             return elementPath(to: text.document.body?.id ?? root.id, tree: tree)
         }
         let parent = tree.parent(of: node) ?? root.id
+        // The elements before the text node: the place of the nearest element before it.
         var elementsBefore = 0
-        for child in tree.childIDs(of: parent) {
-            if child == node { break }
-            if tree.kind(of: child) == .element { elementsBefore += 1 }
+        var previous = tree.previousSibling(of: node)
+        while let sibling = previous {
+            if tree.kind(of: sibling) == .element {
+                elementsBefore = tree.elementSiblingPlace(of: sibling)
+                break
+            }
+            previous = tree.previousSibling(of: sibling)
         }
         return elementPath(to: parent, tree: tree) + "/\(elementsBefore * 2 + 1):\(local)"
     }
@@ -59,12 +64,7 @@ public enum CFI {
         var steps: [String] = []
         var current = node
         while let parent = tree.parent(of: current) {
-            var position = 0
-            for child in tree.childIDs(of: parent) where tree.kind(of: child) == .element {
-                position += 1
-                if child == current { break }
-            }
-            steps.append("/\(position * 2)" + assertion(tree.element(current)?.attribute("id")))
+            steps.append("/\(tree.elementSiblingPlace(of: current) * 2)" + assertion(tree.element(current)?.attribute("id")))
             current = parent
         }
         return steps.reversed().joined()
@@ -72,12 +72,20 @@ public enum CFI {
 
     static func assertion(_ id: String?) -> String {
         guard let id, !id.isEmpty else { return "" }
-        var escaped = ""
-        for character in id {
-            if "[]^,();".contains(character) { escaped.append("^") }
-            escaped.append(character)
+        // The characters escaped are ASCII: scalars, not grapheme clusters, are enough to find them.
+        func special(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar {
+            case "[", "]", "^", ",", "(", ")", ";": return true
+            default: return false
+            }
         }
-        return "[\(escaped)]"
+        guard id.unicodeScalars.contains(where: special) else { return "[" + id + "]" }
+        var escaped = String.UnicodeScalarView()
+        for scalar in id.unicodeScalars {
+            if special(scalar) { escaped.append("^") }
+            escaped.append(scalar)
+        }
+        return "[" + String(escaped) + "]"
     }
 
     // MARK: Parsing

@@ -79,26 +79,37 @@ public final class XMLTree: Sendable {
     public var nodeCount: Int { kinds.count }
 
     /// Each element's place among its siblings of the same local name (1-based) and how many
-    /// there are, built in one pass on first use: XPointers ask at every page's start and end, and
-    /// counting siblings each time was quadratic in a long run of paragraphs.
-    private let sameNameSiblings = LockedValue<[(position: Int32, count: Int32)]?>(nil)
+    /// there are, and its place among all its element siblings, built in one pass on first use:
+    /// XPointers and CFIs ask at every page's start and end, and counting siblings each time was
+    /// quadratic in a long run of paragraphs.
+    private let siblingPlaces = LockedValue<[SiblingPlace]?>(nil)
+
+    private struct SiblingPlace {
+        var sameName: Int32 = 1
+        var sameNameCount: Int32 = 1
+        var element: Int32 = 1
+    }
 
     public func sameNameSiblingPlace(of node: NodeID) -> (position: Int, count: Int) {
-        let table = sameNameSiblings.withLock { table in
+        let place = siblingPlace(of: node)
+        return (Int(place.sameName), Int(place.sameNameCount))
+    }
+
+    /// An element's place (1-based) among its parent's element children.
+    public func elementSiblingPlace(of node: NodeID) -> Int { Int(siblingPlace(of: node).element) }
+
+    private func siblingPlace(of node: NodeID) -> SiblingPlace {
+        let table = siblingPlaces.withLock { table in
             if let table { return table }
-            let built = buildSameNameSiblings()
+            let built = buildSiblingPlaces()
             table = built
             return built
         }
-        let place = table[Int(node.index)]
-        return (Int(place.position), Int(place.count))
+        return table[Int(node.index)]
     }
 
-    private func buildSameNameSiblings() -> [(position: Int32, count: Int32)] {
-        struct Key: Hashable {
-            var parent: Int32
-            var name: Int32
-        }
+    private func buildSiblingPlaces() -> [SiblingPlace] {
+        // Names are compared by local name: an index for each distinct one.
         var localNames: [String: Int32] = [:]
         let localOfName = names.map { name in
             if let index = localNames[name.local] { return index }
@@ -106,19 +117,34 @@ public final class XMLTree: Sendable {
             localNames[name.local] = index
             return index
         }
-        var counts: [Key: Int32] = [:]
-        var table = [(position: Int32, count: Int32)](repeating: (1, 1), count: kinds.count)
-        var keys = [Key?](repeating: nil, count: kinds.count)
-        // Document order visits siblings in order, so a running count is each one's position.
-        for index in kinds.indices where kinds[index] == .element {
-            let key = Key(parent: parents[index], name: localOfName[Int(payloads[index])])
-            let position = (counts[key] ?? 0) + 1
-            counts[key] = position
-            table[index].position = position
-            keys[index] = key
-        }
-        for index in kinds.indices {
-            if let key = keys[index] { table[index].count = counts[key] ?? 1 }
+        var table = [SiblingPlace](repeating: SiblingPlace(), count: kinds.count)
+        // Running counts by local name for the children of one parent at a time.
+        var counts = [Int32](repeating: 0, count: localNames.count)
+        for parent in kinds.indices where kinds[parent] == .element {
+            var child = parent + 1 < Int(subtreeEnds[parent]) ? parent + 1 : -1
+            var elements: Int32 = 0
+            var first = child
+            while child >= 0 {
+                if kinds[child] == .element {
+                    let name = Int(localOfName[Int(payloads[child])])
+                    counts[name] += 1
+                    elements += 1
+                    table[child].sameName = counts[name]
+                    table[child].element = elements
+                }
+                child = Int(nextSiblings[child])
+            }
+            guard elements > 0 else { continue }
+            // The totals go to every child of the name; the counts are cleared for the next parent.
+            child = first
+            while child >= 0 {
+                if kinds[child] == .element { table[child].sameNameCount = counts[Int(localOfName[Int(payloads[child])])] }
+                child = Int(nextSiblings[child])
+            }
+            while first >= 0 {
+                if kinds[first] == .element { counts[Int(localOfName[Int(payloads[first])])] = 0 }
+                first = Int(nextSiblings[first])
+            }
         }
         return table
     }
