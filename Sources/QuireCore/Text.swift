@@ -38,10 +38,18 @@ extension String {
     public var utf16Length: Int {
         let counted: Int? = utf8.withContiguousStorageIfAvailable { bytes in
             var count = 0
-            for byte in bytes {
+            var index = 0
+            while index < bytes.count {
+                if index + 8 <= bytes.count, UTF8Words.ascii(bytes, at: index) != nil {
+                    count += 8
+                    index += 8
+                    continue
+                }
                 // One unit per scalar (every byte but continuation bytes); two for 4-byte scalars.
+                let byte = bytes[index]
                 if byte & 0xC0 != 0x80 { count += 1 }
                 if byte >= 0xF0 { count += 1 }
+                index += 1
             }
             return count
         }
@@ -65,7 +73,15 @@ extension String {
 
     /// Appends the UTF-16 code units to `units` (see `utf16Units`).
     public func appendUTF16(to units: inout [UInt16]) {
-        units.append(contentsOf: utf16Units)
+        // Through a temporary buffer (on the stack when small), not an array made for each text.
+        let appended: Void? = utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.isEmpty else { return }
+            withUnsafeTemporaryAllocation(of: UInt16.self, capacity: bytes.count) { buffer in
+                let count = String.transcode(bytes, into: buffer)
+                units.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+            }
+        }
+        if appended == nil { units.append(contentsOf: utf16) }
     }
 
     private static func transcode(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt16>) -> Int {
@@ -73,6 +89,13 @@ extension String {
         var written = 0
         let end = bytes.count
         while index < end {
+            // Eight ASCII bytes at a time (most of a book's text), widened together.
+            while index + 8 <= end, let ascii = UTF8Words.ascii(bytes, at: index) {
+                UnsafeMutableRawPointer(out.baseAddress! + written).storeBytes(of: SIMD8<UInt16>(truncatingIfNeeded: ascii), as: SIMD8<UInt16>.self)
+                index += 8
+                written += 8
+            }
+            guard index < end else { break }
             let lead = UInt32(bytes[index])
             if lead < 0x80 {
                 out[written] = UInt16(lead)
@@ -248,5 +271,16 @@ public enum PercentEncoding {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
         default: return nil
         }
+    }
+}
+
+/// Reading UTF-8 a machine word at a time: a book's text and markup are mostly ASCII.
+public enum UTF8Words {
+    /// The eight bytes at `index` (at most `count - 8`) when all are ASCII, else nil.
+    @inline(__always)
+    public static func ascii(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> SIMD8<UInt8>? {
+        let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+        guard word & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return unsafeBitCast(word, to: SIMD8<UInt8>.self)
     }
 }

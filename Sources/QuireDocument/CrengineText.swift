@@ -209,7 +209,14 @@ extension CrengineText {
                     var index = 0
                     let count = buffer.count
                     while index < count {
-                        // A run of ASCII, then whatever follows it through the standard decoder.
+                        // A run of ASCII (eight bytes at a time, widened together), then whatever
+                        // follows it through the standard decoder.
+                        while index + 8 <= count, let ascii = UTF8Words.ascii(buffer, at: index) {
+                            UnsafeMutableRawPointer(scalars.baseAddress! + written).storeBytes(
+                                of: SIMD8<UInt32>(truncatingIfNeeded: ascii), as: SIMD8<UInt32>.self)
+                            written += 8
+                            index += 8
+                        }
                         while index < count, buffer[index] < 0x80 {
                             scalars.initializeElement(at: written, to: Unicode.Scalar(buffer[index]))
                             written += 1
@@ -445,36 +452,44 @@ extension CrengineText {
         /// general path to decide). Line breaks and tabs are spaces, and each run of spaces is kept
         /// as its first.
         func plainChunk(_ chunk: ArraySlice<Unicode.Scalar>) -> (offsets: [Int32], end: Int, isWhitespace: Bool)? {
-            var offsets: [Int32] = []
-            offsets.reserveCapacity(chunk.count)
             var offset = cursor
-            var inSpaces = false
             var isWhitespace = true
-            let finished: Bool = units.withUnsafeBufferPointer { units in
-                chunk.withUnsafeBufferPointer { raw in
-                    for scalar in raw {
-                        let value = scalar.value
-                        if value == 0x26 || value == 0x0D { return false }
-                        let at = Int32(offset)
-                        if value < 0x10000 {
-                            guard offset < units.count, units[offset] == UInt16(value) else { return false }
-                            offset += 1
-                        } else {
-                            guard offset + 1 < units.count, units[offset] == UInt16(0xD800 + ((value - 0x10000) >> 10)),
-                                units[offset + 1] == UInt16(0xDC00 + ((value - 0x10000) & 0x3FF))
-                            else { return false }
-                            offset += 2
+            var finished = true
+            // Written in place (never more offsets than characters): appending checked the
+            // array's storage at every character of the book.
+            let offsets = [Int32](unsafeUninitializedCapacity: chunk.count) { buffer, written in
+                written = 0
+                var inSpaces = false
+                finished = units.withUnsafeBufferPointer { units in
+                    chunk.withUnsafeBufferPointer { raw in
+                        for scalar in raw {
+                            let value = scalar.value
+                            if value == 0x26 || value == 0x0D { return false }
+                            let at = Int32(offset)
+                            if value < 0x10000 {
+                                guard offset < units.count, units[offset] == UInt16(value) else { return false }
+                                offset += 1
+                            } else {
+                                guard offset + 1 < units.count, units[offset] == UInt16(0xD800 + ((value - 0x10000) >> 10)),
+                                    units[offset + 1] == UInt16(0xDC00 + ((value - 0x10000) & 0x3FF))
+                                else { return false }
+                                offset += 2
+                            }
+                            if value == 0x20 || value == 0x0A || value == 0x09 {
+                                if !inSpaces {
+                                    buffer[written] = at
+                                    written += 1
+                                }
+                                inSpaces = true
+                            } else {
+                                buffer[written] = at
+                                written += 1
+                                inSpaces = false
+                                isWhitespace = false
+                            }
                         }
-                        if value == 0x20 || value == 0x0A || value == 0x09 {
-                            if !inSpaces { offsets.append(at) }
-                            inSpaces = true
-                        } else {
-                            offsets.append(at)
-                            inSpaces = false
-                            isWhitespace = false
-                        }
+                        return true
                     }
-                    return true
                 }
             }
             return finished ? (offsets, offset, isWhitespace) : nil
