@@ -819,6 +819,9 @@ struct BoxTreeBuilder {
         guard !units.isEmpty else { return }
         var lastWasSpace = context.lastWasSpace
         var marksInRow = 0
+        // Where unit i came from when no transform moved it: base + step * i.
+        let directBase: Int32? = remapped == nil ? Int32(sourceStart ?? fallbackOffset) : nil
+        let directStep: Int32 = sourceStart == nil ? 0 : 1
         // Written into buffers of the largest size they can take (a preformatted tab is four
         // units): appending checked each array's storage twice a character.
         let capacity = collapses ? units.count : units.count * 4
@@ -834,6 +837,14 @@ struct BoxTreeBuilder {
                 units.withUnsafeBufferPointer { units in
             for index in 0..<units.count {
                 let unit = units[index]
+                // Nearly every character of a book: no space, newline, tab or mark (none below
+                // U+0300, nor among the dashes and quotes from U+2010 to U+2027), kept as it is.
+                if (unit > 0x20 && unit < 0x300) || (unit >= 0x2010 && unit <= 0x2027), let directBase {
+                    emit(unit, directBase + directStep * Int32(index))
+                    marksInRow = 0
+                    lastWasSpace = false
+                    continue
+                }
                 // Unicode's stream-safe limit: no text needs more than 30 marks on one base, and
                 // HarfBuzz's time grows with the square of a run of them (a 1 MB run never ends).
                 if unit >= 0x300 && unit < 0x3000 && characters.isCombiningMark(unit) {
