@@ -287,6 +287,24 @@ public struct TextEmphasis: Sendable, Hashable {
 public enum BoxSizing: String, Sendable, Hashable { case contentBox = "content-box", borderBox = "border-box" }
 public enum WritingMode: String, Sendable, Hashable { case horizontalTB = "horizontal-tb", verticalRL = "vertical-rl", verticalLR = "vertical-lr" }
 
+/// `ComputedStyle`'s background layers and box shadows: immutable, shared, compared by value.
+final class PaintLayers: Sendable, Hashable {
+    struct Values: Sendable, Hashable {
+        var boxShadows: [BoxShadow] = []
+        var backgroundImages: [BackgroundImage?] = []
+        var backgroundRepeats = [BackgroundRepeat(x: .repeat, y: .repeat)]
+        var backgroundPositions = [BackgroundPosition.origin]
+        var backgroundSizes = [BackgroundSize.lengths(nil, nil)]
+    }
+
+    let values: Values
+    init(_ values: Values) { self.values = values }
+    static let initial = PaintLayers(Values())
+
+    static func == (lhs: PaintLayers, rhs: PaintLayers) -> Bool { lhs === rhs || lhs.values == rhs.values }
+    func hash(into hasher: inout Hasher) { hasher.combine(values) }
+}
+
 public struct ComputedStyle: Sendable, Hashable {
     // Box (not inherited).
     public var display: Display = .inline
@@ -299,7 +317,10 @@ public struct ComputedStyle: Sendable, Hashable {
     /// already; images are painted with it.
     public var opacity = 1.0
     /// `box-shadow` layers, the first on top.
-    public var boxShadows: [BoxShadow] = []
+    public var boxShadows: [BoxShadow] {
+        get { paintLayers.values.boxShadows }
+        set { updatePaintLayers { $0.boxShadows = newValue } }
+    }
     public var borderColor = Edges<Color?>(all: nil)  // nil = currentColor
     public var width: LengthOrAuto = .auto
     public var height: LengthOrAuto = .auto
@@ -383,10 +404,32 @@ public struct ComputedStyle: Sendable, Hashable {
     /// Tables in the separated model: CSS px between cells, and between cells and the table's border.
     /// `background-image` layers, first on top (nil for a `none` layer), URLs as written in the
     /// style sheet; and the layers' repeat, position and size lists, which repeat to cover every layer.
-    public var backgroundImages: [BackgroundImage?] = []
-    public var backgroundRepeats = [BackgroundRepeat(x: .repeat, y: .repeat)]
-    public var backgroundPositions = [BackgroundPosition.origin]
-    public var backgroundSizes = [BackgroundSize.lengths(nil, nil)]
+    public var backgroundImages: [BackgroundImage?] {
+        get { paintLayers.values.backgroundImages }
+        set { updatePaintLayers { $0.backgroundImages = newValue } }
+    }
+    public var backgroundRepeats: [BackgroundRepeat] {
+        get { paintLayers.values.backgroundRepeats }
+        set { updatePaintLayers { $0.backgroundRepeats = newValue } }
+    }
+    public var backgroundPositions: [BackgroundPosition] {
+        get { paintLayers.values.backgroundPositions }
+        set { updatePaintLayers { $0.backgroundPositions = newValue } }
+    }
+    public var backgroundSizes: [BackgroundSize] {
+        get { paintLayers.values.backgroundSizes }
+        set { updatePaintLayers { $0.backgroundSizes = newValue } }
+    }
+    /// The background layers and box shadows, in one box shared by every style that has the same
+    /// ones (nearly every style has none): styles are copied by the hundred thousand in a book's
+    /// layout, and each of these arrays was a reference counted at every copy.
+    private var paintLayers = PaintLayers.initial
+
+    private mutating func updatePaintLayers(_ change: (inout PaintLayers.Values) -> Void) {
+        var values = paintLayers.values
+        change(&values)
+        if values != paintLayers.values { paintLayers = PaintLayers(values) }
+    }
     public var borderSpacingHorizontal = 0.0
     public var borderSpacingVertical = 0.0
 
