@@ -115,7 +115,7 @@ struct StyleRun {
 /// Inline content of one block: text after white-space processing, the source offset of every
 /// UTF-16 unit, style runs, and atoms (inline images) at U+FFFC positions.
 final class Paragraph {
-    var blockStyle: ComputedStyle
+    let blockStyle: ComputedStyle
     var text: [UInt16] = []
     var sources: [Int32] = []
     var runs: [StyleRun] = []
