@@ -520,12 +520,61 @@ public struct GeneratedContent: Sendable, Hashable {
 /// Everything the style engine says about one element.
 public struct ElementStyle: Sendable, Hashable {
     public var style: ComputedStyle
-    public var before: GeneratedContent?
-    public var after: GeneratedContent?
+    public var before: GeneratedContent? {
+        get { pseudo?.values.before }
+        set { updatePseudo { $0.before = newValue } }
+    }
+    public var after: GeneratedContent? {
+        get { pseudo?.values.after }
+        set { updatePseudo { $0.after = newValue } }
+    }
     /// `::marker` for list items: the marker text (already resolved from list-style-type and counters) and its style.
-    public var marker: GeneratedContent?
-    public var firstLetter: ComputedStyle?
-    public var firstLine: ComputedStyle?
+    public var marker: GeneratedContent? {
+        get { pseudo?.values.marker }
+        set { updatePseudo { $0.marker = newValue } }
+    }
+    public var firstLetter: ComputedStyle? {
+        get { pseudo?.values.firstLetter }
+        set { updatePseudo { $0.firstLetter = newValue } }
+    }
+    public var firstLine: ComputedStyle? {
+        get { pseudo?.values.firstLine }
+        set { updatePseudo { $0.firstLine = newValue } }
+    }
+    /// The pseudo-elements, in a box shared with the document's styles: most elements have none,
+    /// and an element's styles go by value through the building of the box tree (five optional
+    /// styles inline made it six computed styles long, copied at every step).
+    private var pseudo: SharedPseudoStyles?
 
     public init(style: ComputedStyle) { self.style = style }
+
+    init(style: ComputedStyle, pseudo: SharedPseudoStyles?) {
+        self.style = style
+        self.pseudo = pseudo
+    }
+
+    private mutating func updatePseudo(_ change: (inout PseudoStyles) -> Void) {
+        var values = pseudo?.values ?? PseudoStyles()
+        change(&values)
+        pseudo = values == PseudoStyles() ? nil : SharedPseudoStyles(values)
+    }
+}
+
+/// An element's pseudo-element content and styles (`::before`, `::after`, `::marker`,
+/// `::first-letter`, `::first-line`).
+struct PseudoStyles: Sendable, Hashable {
+    var before: GeneratedContent?
+    var after: GeneratedContent?
+    var marker: GeneratedContent?
+    var firstLetter: ComputedStyle?
+    var firstLine: ComputedStyle?
+}
+
+/// `PseudoStyles` shared by reference and compared by value.
+final class SharedPseudoStyles: Sendable, Hashable {
+    let values: PseudoStyles
+    init(_ values: PseudoStyles) { self.values = values }
+
+    static func == (lhs: SharedPseudoStyles, rhs: SharedPseudoStyles) -> Bool { lhs === rhs || lhs.values == rhs.values }
+    func hash(into hasher: inout Hasher) { hasher.combine(values) }
 }

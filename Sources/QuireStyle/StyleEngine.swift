@@ -61,20 +61,13 @@ public struct StyleEnvironment: Sendable, Hashable {
 }
 
 /// Generated boxes of one element, stored only for elements that have any.
-struct PseudoStyles: Sendable {
-    var before: GeneratedContent?
-    var after: GeneratedContent?
-    var marker: GeneratedContent?
-    var firstLetter: ComputedStyle?
-    var firstLine: ComputedStyle?
-}
 
 /// The styles of every node of one document. Identical styles are stored once.
 public struct DocumentStyles: Sendable {
     let computed: [ComputedStyle]
     /// Per node (text nodes carry their parent's style).
     let nodeStyle: [Int32]
-    let extras: [Int32: PseudoStyles]
+    let extras: [Int32: SharedPseudoStyles]
     public let fontFaces: [FontFaceRule]
     public let warnings: [Warning]
     public let pageRule: PageRule?
@@ -100,15 +93,7 @@ public struct DocumentStyles: Sendable {
     public func style(of element: NodeID) -> ElementStyle {
         let index = Int(element.index)
         guard index >= 0, index < nodeStyle.count, nodeStyle[index] >= 0 else { return ElementStyle(style: ComputedStyle()) }
-        var result = ElementStyle(style: computed[Int(nodeStyle[index])])
-        if let extra = extras[element.index] {
-            result.before = extra.before
-            result.after = extra.after
-            result.marker = extra.marker
-            result.firstLetter = extra.firstLetter
-            result.firstLine = extra.firstLine
-        }
-        return result
+        return ElementStyle(style: computed[Int(nodeStyle[index])], pseudo: extras[element.index])
     }
 
     /// The computed style alone (no generated content), without copying the pseudo-element data.
@@ -128,13 +113,13 @@ public struct DocumentStyles: Sendable {
     /// An element's `::before` and `::after` content (nil for none), without its other styles
     /// (`generatedContent(of:)` says only whether they exist, copying nothing).
     public func generated(of element: NodeID) -> (before: GeneratedContent?, after: GeneratedContent?) {
-        guard let extra = extras[element.index] else { return (nil, nil) }
+        guard let extra = extras[element.index]?.values else { return (nil, nil) }
         return (extra.before, extra.after)
     }
 
     /// Whether an element has `::before` and `::after` boxes, without copying its styles.
     public func generatedContent(of element: NodeID) -> (before: Bool, after: Bool) {
-        guard let extra = extras[element.index] else { return (false, false) }
+        guard let extra = extras[element.index]?.values else { return (false, false) }
         return (extra.before != nil, extra.after != nil)
     }
 
