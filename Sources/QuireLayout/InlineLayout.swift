@@ -677,6 +677,9 @@ final class InlineLayout {
 
     func measure(_ segments: inout [Segment], _ paragraph: Paragraph) {
         // The paragraph's text is borrowed once for all its words (not retained word by word).
+        // A space's width by style, kept for the paragraph's run of spaces of one style (a
+        // dictionary lookup for each space before).
+        var lastSpace: (style: Int, width: Double) = (-1, 0)
         paragraph.text.withUnsafeBufferPointer { text in
             for index in segments.indices {
                 let segment = segments[index]
@@ -699,8 +702,10 @@ final class InlineLayout {
                     }
                     segments[index].width = width
                 case .space:
-                    segments[index].width =
-                        (spaceWidth(segment.style, face: face(segment.face)) + styles[segment.style].wordSpacing * scale) * Double(segment.end - segment.start)
+                    if lastSpace.style != segment.style {
+                        lastSpace = (segment.style, spaceWidth(segment.style, face: face(segment.face)) + styles[segment.style].wordSpacing * scale)
+                    }
+                    segments[index].width = lastSpace.width * Double(segment.end - segment.start)
                 case .atom:
                     segments[index].width = atomSize(paragraph.atoms[segment.start]!).width
                 case .forcedBreak:
