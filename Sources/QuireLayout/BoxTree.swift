@@ -227,6 +227,9 @@ struct BoxTreeBuilder {
     init(document: ContentDocument, styles: DocumentStyles) {
         self.document = document
         self.styles = styles
+        // A chapter's text uses a handful of styles: room for them up front, rather than the
+        // table rehashing every style (each hash a dozen fields) as it grows.
+        styleIndex.reserveCapacity(16)
     }
 
     /// The indices interned last: consecutive text nodes nearly always repeat one of a few styles,
@@ -234,7 +237,9 @@ struct BoxTreeBuilder {
     private var recentStyles: [Int] = []
 
     mutating func intern(_ style: ComputedStyle) -> Int {
-        for index in recentStyles where styleTable[index] == style { return index }
+        // Compared in place (a copy of each style tried retained all its fields).
+        let recent = styleTable.withUnsafeBufferPointer { table in recentStyles.first { table[$0] == style } }
+        if let recent { return recent }
         let index: Int
         if let known = styleIndex[style] {
             index = known
