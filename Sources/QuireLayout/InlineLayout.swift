@@ -653,13 +653,13 @@ final class InlineLayout {
             shortest.width = 0
             var pieces = [shortest]
             measure(&pieces, paragraph)
-            if pieces[0].width + hyphenWidth(segment.style, face: face(segment.face)) > room { return nil }
+            if pieces[0].width + hyphenWidth(segment.style, faceIndex: segment.face) > room { return nil }
         }
         let points = dictionaryPoints(segment, paragraph, language: language)
         guard !points.isEmpty else { return nil }
         var parts = fragments(of: segment, at: points)
         measure(&parts, paragraph)
-        if let room, parts[0].width + hyphenWidth(parts[0].style, face: face(parts[0].face)) > room { return nil }
+        if let room, parts[0].width + hyphenWidth(parts[0].style, faceIndex: parts[0].face) > room { return nil }
         var items: [BreakItem] = []
         var owners: [Int] = []
         for (number, part) in parts.enumerated() {
@@ -805,13 +805,19 @@ final class InlineLayout {
         return width
     }
 
-    func hyphenWidth(_ style: Int, face: FontFace) -> Double {
-        shape([0x2D][...], style: style, face: face, rtl: false).advance
+    /// The hyphen's width in a style and face (by index), shaped once per chapter: greedy lines
+    /// ask for it at every word that overflows.
+    func hyphenWidth(_ style: Int, faceIndex: Int32) -> Double {
+        let key = PackedKey(style, Int(faceIndex), 0)
+        if let width = caches.hyphenWidths[key] { return width }
+        let width = shape([0x2D][...], style: style, face: face(faceIndex), rtl: false).advance
+        caches.hyphenWidths[key] = width
+        return width
     }
 
     /// The break inside a word after one of its fragments: a flagged penalty as wide as the hyphen.
     func hyphenPenalty(after fragment: Segment) -> BreakItem {
-        .penalty(width: hyphenWidth(fragment.style, face: face(fragment.face)), penalty: 50, flagged: true)
+        .penalty(width: hyphenWidth(fragment.style, faceIndex: fragment.face), penalty: 50, flagged: true)
     }
 
     /// Device-pixel size of an inline replaced element.
@@ -1848,6 +1854,7 @@ final class InlineCaches {
     /// depend on which chapter a worker laid out first).
     var bookFonts: [BookFont] = []
     var spaceWidths: [PackedKey: Double] = [:]
+    var hyphenWidths: [PackedKey: Double] = [:]
     var pieceMetrics: [PackedKey: InlineLayout.Metrics] = [:]
     /// ICU locales with line-break keywords, by language, strictness and word rule.
     var breakLocales: [PackedKey: String] = [:]
