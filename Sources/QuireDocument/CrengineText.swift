@@ -242,12 +242,15 @@ extension CrengineText {
         static func localName(_ name: ArraySlice<Unicode.Scalar>) -> String {
             let local = name.lastIndex(of: ":").map { name[($0 + 1)...] } ?? name
             // Built from UTF-8 (appending scalars to a String's scalar view costs thousands of
-            // instructions a name).
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(local.count)
-            for scalar in local {
-                if scalar.isASCII { bytes.append(UInt8(scalar.value)) } else { bytes.append(contentsOf: String(scalar).utf8) }
+            // instructions a name), in a temporary buffer: a short name's String needs no storage.
+            if local.allSatisfy(\.isASCII) {
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: local.count) { bytes in
+                    for (index, scalar) in local.enumerated() { bytes[index] = UInt8(scalar.value) }
+                    return String(decoding: bytes, as: UTF8.self)
+                }
             }
+            var bytes: [UInt8] = []
+            for scalar in local { bytes.append(contentsOf: String(scalar).utf8) }
             return String(decoding: bytes, as: UTF8.self)
         }
 

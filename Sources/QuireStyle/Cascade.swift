@@ -272,6 +272,7 @@ final class Cascade {
         candidates += index.universal
         let matcher = SelectorMatcher(table: table)
         var matched: [Int32] = []
+        matched.reserveCapacity(8)  // an element matches a few rules: one allocation, not one per doubling
         // Borrowed through the buffer: copying each rule's selector out would retain its arrays.
         index.rules.withUnsafeBufferPointer { rules in
             for id in candidates {
