@@ -1258,15 +1258,19 @@ final class InlineLayout {
         if justify { recordSpacing(items, breaks) }
         var lines: [LineBox] = []
         var lineStart = 0
+        // A line's segments and their spaces' set widths, in buffers the paragraph's lines share
+        // (each line allocated two arrays before).
+        var segmentIndices: [Int] = []
+        /// The set width of each space of `segmentIndices` (NaN: its natural width).
+        var glueAdjust: [Double] = []
         for (lineIndex, breakIndex) in breaks.breaks.enumerated() {
             var first = lineStart
             while first < breakIndex {
                 if case .box = items[first] { break }
                 first += 1
             }
-            var segmentIndices: [Int] = []
-            /// The set width of each space of `segmentIndices` (NaN: its natural width).
-            var glueAdjust: [Double] = []
+            segmentIndices.removeAll(keepingCapacity: true)
+            glueAdjust.removeAll(keepingCapacity: true)
             /// The justification space set after each segment of `segmentIndices` (CJK text);
             /// empty, and never allocated, for a line without such space.
             var spaceAfter: [Double] = []
