@@ -676,10 +676,10 @@ final class InlineLayout {
     }
 
     func measure(_ segments: inout [Segment], _ paragraph: Paragraph) {
-        // The paragraph's text is borrowed once for all its words (not retained word by word).
         // A space's width by style, kept for the paragraph's run of spaces of one style (a
         // dictionary lookup for each space before).
         var lastSpace: (style: Int, width: Double) = (-1, 0)
+        // The paragraph's text is borrowed once for all its words (not retained word by word).
         paragraph.text.withUnsafeBufferPointer { text in
             for index in segments.indices {
                 let segment = segments[index]
