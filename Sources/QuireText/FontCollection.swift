@@ -90,6 +90,7 @@ public final class FontCollection: @unchecked Sendable {
     public let fontsDirectory: String
     private let lock = Lock()
     private var faces: [String: FontFace] = [:]
+    private var bundledFaces: [BundledKey: FontFace] = [:]
     private var fallbackCache: [FallbackKey: FontFace?] = [:]
     /// Fallback queries without their character, substituted by the configuration once per family,
     /// style and language (fontconfig's substitution was most of a query's cost).
@@ -199,6 +200,8 @@ public final class FontCollection: @unchecked Sendable {
     /// The primary face for a request: a matching book font, else the bundled face of the first
     /// family we know (unknown names are skipped), else the bundled serif.
     public func primaryFace(for request: FontRequest, bookFonts books: [BookFont] = []) -> FontFace {
+        // Without book fonts no family can match one: straight to the bundled face.
+        guard !books.isEmpty else { return bundledFace(generic: generic(for: request.families), bold: request.bold, italic: request.italic) }
         for family in request.families {
             let name = family.lowercased()
             let matches = books.filter { $0.family.lowercased() == name }
@@ -216,6 +219,29 @@ public final class FontCollection: @unchecked Sendable {
     }
 
     public func bundledFace(generic: String, bold: Bool, italic: Bool) -> FontFace {
+        // Asked for every paragraph's strut and every style's primary face: kept by generic and
+        // style, not looked up by the file's path each time.
+        let key = BundledKey(generic: generic, bold: bold, italic: italic)
+        lock.lock()
+        if let face = bundledFaces[key] {
+            lock.unlock()
+            return face
+        }
+        lock.unlock()
+        let face = loadBundledFace(generic: generic, bold: bold, italic: italic)
+        lock.lock()
+        bundledFaces[key] = face
+        lock.unlock()
+        return face
+    }
+
+    private struct BundledKey: Hashable {
+        var generic: String
+        var bold: Bool
+        var italic: Bool
+    }
+
+    private func loadBundledFace(generic: String, bold: Bool, italic: Bool) -> FontFace {
         let files = FontCollection.bundledFiles[generic] ?? FontCollection.bundledFiles["serif"]!
         let file = bold ? (italic ? files.boldItalic : files.bold) : (italic ? files.italic : files.regular)
         // The bundled files are checked at start-up; failing here means the install is broken.
