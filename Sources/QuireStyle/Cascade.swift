@@ -1197,7 +1197,7 @@ final class Cascade {
             nodeStyle[index] = computedIndexOfFull
         }
         var styles = DocumentStyles(
-            computed: computed, nodeStyle: nodeStyle, extras: extras.mapValues(SharedPseudoStyles.init), fontFaces: fontFaces, warnings: warnings,
+            computed: computed, nodeStyle: nodeStyle, extras: extras.mapValues { Shared($0) }, fontFaces: fontFaces, warnings: warnings,
             pageRule: pageRule)
         if let (memo, scope) = memo {
             memo.keep(StyleMemo.Kept(fullStyles: fullStyles, fullIndex: fullIndex, cache: cache), for: scope)

@@ -287,22 +287,25 @@ public struct TextEmphasis: Sendable, Hashable {
 public enum BoxSizing: String, Sendable, Hashable { case contentBox = "content-box", borderBox = "border-box" }
 public enum WritingMode: String, Sendable, Hashable { case horizontalTB = "horizontal-tb", verticalRL = "vertical-rl", verticalLR = "vertical-lr" }
 
-/// `ComputedStyle`'s background layers and box shadows: immutable, shared, compared by value.
-final class PaintLayers: Sendable, Hashable {
-    struct Values: Sendable, Hashable {
-        var boxShadows: [BoxShadow] = []
-        var backgroundImages: [BackgroundImage?] = []
-        var backgroundRepeats = [BackgroundRepeat(x: .repeat, y: .repeat)]
-        var backgroundPositions = [BackgroundPosition.origin]
-        var backgroundSizes = [BackgroundSize.lengths(nil, nil)]
-    }
+/// An immutable value held by reference, compared by value (by identity first): what holds it
+/// retains one object when copied, whatever the value holds.
+final class Shared<Value: Hashable & Sendable>: Sendable, Hashable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 
-    let values: Values
-    init(_ values: Values) { self.values = values }
-    static let initial = PaintLayers(Values())
+    static func == (lhs: Shared, rhs: Shared) -> Bool { lhs === rhs || lhs.value == rhs.value }
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
+}
 
-    static func == (lhs: PaintLayers, rhs: PaintLayers) -> Bool { lhs === rhs || lhs.values == rhs.values }
-    func hash(into hasher: inout Hasher) { hasher.combine(values) }
+/// `ComputedStyle`'s background layers and box shadows.
+struct PaintLayers: Sendable, Hashable {
+    var boxShadows: [BoxShadow] = []
+    var backgroundImages: [BackgroundImage?] = []
+    var backgroundRepeats = [BackgroundRepeat(x: .repeat, y: .repeat)]
+    var backgroundPositions = [BackgroundPosition.origin]
+    var backgroundSizes = [BackgroundSize.lengths(nil, nil)]
+
+    static let initial = Shared(PaintLayers())
 }
 
 public struct ComputedStyle: Sendable, Hashable {
@@ -318,7 +321,7 @@ public struct ComputedStyle: Sendable, Hashable {
     public var opacity = 1.0
     /// `box-shadow` layers, the first on top.
     public var boxShadows: [BoxShadow] {
-        get { paintLayers.values.boxShadows }
+        get { paintLayers.value.boxShadows }
         set { updatePaintLayers { $0.boxShadows = newValue } }
     }
     public var borderColor = Edges<Color?>(all: nil)  // nil = currentColor
@@ -405,19 +408,19 @@ public struct ComputedStyle: Sendable, Hashable {
     /// `background-image` layers, first on top (nil for a `none` layer), URLs as written in the
     /// style sheet; and the layers' repeat, position and size lists, which repeat to cover every layer.
     public var backgroundImages: [BackgroundImage?] {
-        get { paintLayers.values.backgroundImages }
+        get { paintLayers.value.backgroundImages }
         set { updatePaintLayers { $0.backgroundImages = newValue } }
     }
     public var backgroundRepeats: [BackgroundRepeat] {
-        get { paintLayers.values.backgroundRepeats }
+        get { paintLayers.value.backgroundRepeats }
         set { updatePaintLayers { $0.backgroundRepeats = newValue } }
     }
     public var backgroundPositions: [BackgroundPosition] {
-        get { paintLayers.values.backgroundPositions }
+        get { paintLayers.value.backgroundPositions }
         set { updatePaintLayers { $0.backgroundPositions = newValue } }
     }
     public var backgroundSizes: [BackgroundSize] {
-        get { paintLayers.values.backgroundSizes }
+        get { paintLayers.value.backgroundSizes }
         set { updatePaintLayers { $0.backgroundSizes = newValue } }
     }
     /// The background layers and box shadows, in one box shared by every style that has the same
@@ -425,10 +428,10 @@ public struct ComputedStyle: Sendable, Hashable {
     /// layout, and each of these arrays was a reference counted at every copy.
     private var paintLayers = PaintLayers.initial
 
-    private mutating func updatePaintLayers(_ change: (inout PaintLayers.Values) -> Void) {
-        var values = paintLayers.values
-        change(&values)
-        if values != paintLayers.values { paintLayers = PaintLayers(values) }
+    private mutating func updatePaintLayers(_ change: (inout PaintLayers) -> Void) {
+        var layers = paintLayers.value
+        change(&layers)
+        if layers != paintLayers.value { paintLayers = Shared(layers) }
     }
     public var borderSpacingHorizontal = 0.0
     public var borderSpacingVertical = 0.0
@@ -521,42 +524,42 @@ public struct GeneratedContent: Sendable, Hashable {
 public struct ElementStyle: Sendable, Hashable {
     public var style: ComputedStyle
     public var before: GeneratedContent? {
-        get { pseudo?.values.before }
+        get { pseudo?.value.before }
         set { updatePseudo { $0.before = newValue } }
     }
     public var after: GeneratedContent? {
-        get { pseudo?.values.after }
+        get { pseudo?.value.after }
         set { updatePseudo { $0.after = newValue } }
     }
     /// `::marker` for list items: the marker text (already resolved from list-style-type and counters) and its style.
     public var marker: GeneratedContent? {
-        get { pseudo?.values.marker }
+        get { pseudo?.value.marker }
         set { updatePseudo { $0.marker = newValue } }
     }
     public var firstLetter: ComputedStyle? {
-        get { pseudo?.values.firstLetter }
+        get { pseudo?.value.firstLetter }
         set { updatePseudo { $0.firstLetter = newValue } }
     }
     public var firstLine: ComputedStyle? {
-        get { pseudo?.values.firstLine }
+        get { pseudo?.value.firstLine }
         set { updatePseudo { $0.firstLine = newValue } }
     }
     /// The pseudo-elements, in a box shared with the document's styles: most elements have none,
     /// and an element's styles go by value through the building of the box tree (five optional
     /// styles inline made it six computed styles long, copied at every step).
-    private var pseudo: SharedPseudoStyles?
+    private var pseudo: Shared<PseudoStyles>?
 
     public init(style: ComputedStyle) { self.style = style }
 
-    init(style: ComputedStyle, pseudo: SharedPseudoStyles?) {
+    init(style: ComputedStyle, pseudo: Shared<PseudoStyles>?) {
         self.style = style
         self.pseudo = pseudo
     }
 
     private mutating func updatePseudo(_ change: (inout PseudoStyles) -> Void) {
-        var values = pseudo?.values ?? PseudoStyles()
+        var values = pseudo?.value ?? PseudoStyles()
         change(&values)
-        pseudo = values == PseudoStyles() ? nil : SharedPseudoStyles(values)
+        pseudo = values == PseudoStyles() ? nil : Shared(values)
     }
 }
 
@@ -570,11 +573,3 @@ struct PseudoStyles: Sendable, Hashable {
     var firstLine: ComputedStyle?
 }
 
-/// `PseudoStyles` shared by reference and compared by value.
-final class SharedPseudoStyles: Sendable, Hashable {
-    let values: PseudoStyles
-    init(_ values: PseudoStyles) { self.values = values }
-
-    static func == (lhs: SharedPseudoStyles, rhs: SharedPseudoStyles) -> Bool { lhs === rhs || lhs.values == rhs.values }
-    func hash(into hasher: inout Hasher) { hasher.combine(values) }
-}

@@ -67,7 +67,7 @@ public struct DocumentStyles: Sendable {
     let computed: [ComputedStyle]
     /// Per node (text nodes carry their parent's style).
     let nodeStyle: [Int32]
-    let extras: [Int32: SharedPseudoStyles]
+    let extras: [Int32: Shared<PseudoStyles>]
     public let fontFaces: [FontFaceRule]
     public let warnings: [Warning]
     public let pageRule: PageRule?
@@ -113,13 +113,13 @@ public struct DocumentStyles: Sendable {
     /// An element's `::before` and `::after` content (nil for none), without its other styles
     /// (`generatedContent(of:)` says only whether they exist, copying nothing).
     public func generated(of element: NodeID) -> (before: GeneratedContent?, after: GeneratedContent?) {
-        guard let extra = extras[element.index]?.values else { return (nil, nil) }
+        guard let extra = extras[element.index]?.value else { return (nil, nil) }
         return (extra.before, extra.after)
     }
 
     /// Whether an element has `::before` and `::after` boxes, without copying its styles.
     public func generatedContent(of element: NodeID) -> (before: Bool, after: Bool) {
-        guard let extra = extras[element.index]?.values else { return (false, false) }
+        guard let extra = extras[element.index]?.value else { return (false, false) }
         return (extra.before != nil, extra.after != nil)
     }
 

@@ -174,19 +174,28 @@ public final class FontCollection: @unchecked Sendable {
 
     /// Loads a face once per file.
     public func face(file path: String, index: Int = 0, bold: Bool = false, italic: Bool = false) throws -> FontFace {
-        let key = FontFace.Source.file(path: path, index: index).key
+        try cached(FontFace.Source.file(path: path, index: index).key, in: \.faces) {
+            try FontFace(source: .file(path: path, index: index), isBold: bold, isItalic: italic)
+        }
+    }
+
+    /// The value kept under `key` in one of the caches, made outside the lock when missing (making
+    /// one takes milliseconds); when two threads make it at once, the first kept is everyone's.
+    private func cached<Key: Hashable, Value>(
+        _ key: Key, in cache: ReferenceWritableKeyPath<FontCollection, [Key: Value]>, make: () throws -> Value
+    ) rethrows -> Value {
         lock.lock()
-        if let face = faces[key] {
+        if let known = self[keyPath: cache][key] {
             lock.unlock()
-            return face
+            return known
         }
         lock.unlock()
-        let face = try FontFace(source: .file(path: path, index: index), isBold: bold, isItalic: italic)
+        let made = try make()
         lock.lock()
         defer { lock.unlock() }
-        if let existing = faces[key] { return existing }
-        faces[key] = face
-        return face
+        if let existing = self[keyPath: cache][key] { return existing }
+        self[keyPath: cache][key] = made
+        return made
     }
 
     /// The generic family a request ends up in (for bundled faces and fallback preferences).
@@ -221,18 +230,12 @@ public final class FontCollection: @unchecked Sendable {
     public func bundledFace(generic: String, bold: Bool, italic: Bool) -> FontFace {
         // Asked for every paragraph's strut and every style's primary face: kept by generic and
         // style, not looked up by the file's path each time.
-        let key = BundledKey(generic: generic, bold: bold, italic: italic)
-        lock.lock()
-        if let face = bundledFaces[key] {
-            lock.unlock()
-            return face
+        cached(BundledKey(generic: generic, bold: bold, italic: italic), in: \.bundledFaces) {
+            let files = FontCollection.bundledFiles[generic] ?? FontCollection.bundledFiles["serif"]!
+            let file = bold ? (italic ? files.boldItalic : files.bold) : (italic ? files.italic : files.regular)
+            // The bundled files are checked at start-up; failing here means the install is broken.
+            return try! face(file: fontsDirectory + "/" + file, bold: bold, italic: italic)
         }
-        lock.unlock()
-        let face = loadBundledFace(generic: generic, bold: bold, italic: italic)
-        lock.lock()
-        bundledFaces[key] = face
-        lock.unlock()
-        return face
     }
 
     private struct BundledKey: Hashable {
@@ -241,29 +244,12 @@ public final class FontCollection: @unchecked Sendable {
         var italic: Bool
     }
 
-    private func loadBundledFace(generic: String, bold: Bool, italic: Bool) -> FontFace {
-        let files = FontCollection.bundledFiles[generic] ?? FontCollection.bundledFiles["serif"]!
-        let file = bold ? (italic ? files.boldItalic : files.bold) : (italic ? files.italic : files.regular)
-        // The bundled files are checked at start-up; failing here means the install is broken.
-        return try! face(file: fontsDirectory + "/" + file, bold: bold, italic: italic)
-    }
-
     /// A face covering `scalar` when the primary face does not: fontconfig's best match for the
     /// character, the language and the style, preferring Noto families. nil when nothing covers it.
     public func fallbackFace(for scalar: Unicode.Scalar, request: FontRequest) -> FontFace? {
         let generic = generic(for: request.families)
         let key = FallbackKey(query: FallbackPatternKey(generic: generic, request: request), scalar: scalar.value)
-        lock.lock()
-        if let cached = fallbackCache[key] {
-            lock.unlock()
-            return cached
-        }
-        lock.unlock()
-        let found = queryFontconfig(scalar: scalar, generic: generic, request: request)
-        lock.lock()
-        fallbackCache.updateValue(found, forKey: key)
-        lock.unlock()
-        return found
+        return cached(key, in: \.fallbackCache) { queryFontconfig(scalar: scalar, generic: generic, request: request) }
     }
 
     /// fontconfig's configuration (about 3 ms: dozens of XML files and caches), loaded once:
