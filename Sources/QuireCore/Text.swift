@@ -60,13 +60,8 @@ extension String {
     /// (several times faster than `Array(utf16)`, which goes through a generic sequence copy).
     public var utf16Units: [UInt16] {
         let units: [UInt16]? = utf8.withContiguousStorageIfAvailable { bytes in
-            // Not for no bytes: an array made with capacity 0 is the shared empty storage, whose
-            // count the initializer writes (a data race between threads, ThreadSanitizer found).
-            guard !bytes.isEmpty else { return [] }
             // A String's bytes are valid UTF-8, and never fewer than its UTF-16 units.
-            return [UInt16](unsafeUninitializedCapacity: bytes.count) { buffer, initialized in
-                initialized = String.transcode(bytes, into: buffer)
-            }
+            [UInt16](capacity: bytes.count) { buffer in String.transcode(bytes, into: buffer) }
         }
         return units ?? Array(utf16)
     }

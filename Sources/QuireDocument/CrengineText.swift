@@ -460,8 +460,9 @@ extension CrengineText {
             var finished = true
             // Written in place (never more offsets than characters): appending checked the
             // array's storage at every character of the book.
-            let offsets = [Int32](unsafeUninitializedCapacity: chunk.count) { buffer, written in
-                written = 0
+            let units = self.units  // (the closure then holds this array, not a copy of the builder)
+            let offsets = [Int32](capacity: chunk.count) { buffer in
+                var written = 0
                 var inSpaces = false
                 finished = units.withUnsafeBufferPointer { units in
                     chunk.withUnsafeBufferPointer { raw in
@@ -494,6 +495,7 @@ extension CrengineText {
                         return true
                     }
                 }
+                return finished ? written : 0
             }
             return finished ? (offsets, offset, isWhitespace) : nil
         }
@@ -501,7 +503,7 @@ extension CrengineText {
         /// `positions[i]`: the Quire offset where source character i's text begins; one extra
         /// entry for the end. Nil when the decoded text isn't Quire's.
         mutating func quirePositions(_ raw: [Unicode.Scalar], cdata: Bool) -> [Int32]? {
-            var positions = [Int32](repeating: 0, count: raw.count + 1)
+            var positions = [Int32](filling: 0, count: raw.count + 1)
             var offset = cursor
             var index = 0
             func expect(_ scalar: Unicode.Scalar) -> Bool {

@@ -831,8 +831,8 @@ struct BoxTreeBuilder {
         // units): appending checked each array's storage twice a character.
         let capacity = collapses ? units.count : units.count * 4
         var outSources: [Int32] = []
-        let outUnits = [UInt16](unsafeUninitializedCapacity: capacity) { unitBuffer, unitCount in
-            outSources = [Int32](unsafeUninitializedCapacity: capacity) { sourceBuffer, sourceCount in
+        let outUnits = [UInt16](capacity: capacity) { unitBuffer in
+            outSources = [Int32](capacity: capacity) { sourceBuffer in
                 var written = 0
                 @inline(__always) func emit(_ unit: UInt16, _ from: Int32) {
                     unitBuffer[written] = unit
@@ -885,9 +885,9 @@ struct BoxTreeBuilder {
                 lastWasSpace = unit == 0x20 && collapses
             }
                 }
-                sourceCount = written
+                return written
             }
-            unitCount = outSources.count
+            return outSources.count
         }
         guard !outUnits.isEmpty else { return }
         let paragraph = context.currentParagraph(offset: Int(outSources[0]))

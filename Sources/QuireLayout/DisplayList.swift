@@ -5,7 +5,7 @@ import QuireText
 
 /// One glyph of a run: its id, its place from the run's origin (device pixels) and the chapter
 /// text offset (UTF-16) of its cluster.
-public struct PlacedGlyph: Sendable, Hashable {
+public struct PlacedGlyph: Sendable, Hashable, BitwiseCopyable {
     public var id: UInt32
     public var x: Float
     public var y: Float

@@ -273,7 +273,7 @@ final class InlineLayout {
         let dropRange = paragraph.dropCap?.range
         let hasAtoms = !paragraph.atoms.isEmpty
         let vertical = self.vertical  // read once, not per character
-        let noLevels = [UInt8](repeating: 0, count: levels == nil ? text.count : 0)
+        let noLevels = [UInt8](filling: 0, count: levels == nil ? text.count : 0)
         let levels = levels ?? noLevels
         var result: [Segment] = []
         // A word and its space for every six characters or so: room for a text of short words
@@ -940,7 +940,7 @@ final class InlineLayout {
     /// Min-content (widest unbreakable piece) and max-content (everything on one line) widths.
     func contentWidths(_ paragraph: Paragraph) -> (min: Double, max: Double) {
         let text = paragraph.text
-        var breakable = [Bool](repeating: false, count: text.count + 1)
+        var breakable = [Bool](filling: false, count: text.count + 1)
         for opportunity in LineBreakOpportunities.find(in: text, language: paragraph.blockStyle.language ?? bookLanguage) where opportunity.offset <= text.count {
             breakable[opportunity.offset] = true
         }
@@ -1168,7 +1168,7 @@ final class InlineLayout {
             levels = Bidi.levels(text, rightToLeft: rtlParagraph).levels
         }
         let language = blockStyle.language ?? bookLanguage
-        var breakable = [Bool](repeating: false, count: text.count + 1)
+        var breakable = [Bool](filling: false, count: text.count + 1)
         let strictness: LineBreakOpportunities.Strictness
         switch blockStyle.lineBreak {
         case .auto: strictness = .standard
@@ -1305,7 +1305,7 @@ final class InlineLayout {
                     // fill glue before a paragraph's end (1e6) is no such glue.
                     if justify, case .glue(let w, let y, _) = items[itemIndex], w == 0, y > 0, y < 1e5, !segmentIndices.isEmpty {
                         let stretched = lastRatio.map { $0 * y } ?? (lastLine || ratio <= 0 ? 0 : ratio * y)
-                        if spaceAfter.isEmpty { spaceAfter = [Double](repeating: 0, count: segmentIndices.count) }
+                        if spaceAfter.isEmpty { spaceAfter = [Double](filling: 0, count: segmentIndices.count) }
                         spaceAfter[spaceAfter.count - 1] += stretched
                     }
                     continue
@@ -1640,7 +1640,7 @@ final class InlineLayout {
                 let lastSource = paragraph.sources.count - 1
                 let spacing = style.letterSpacing * scale
                 // Allocated once at its size: a run is mostly a word.
-                let placed = [PlacedGlyph](unsafeUninitializedCapacity: count) { buffer, initialized in
+                let placed = [PlacedGlyph](capacity: count) { buffer in
                     var pen = 0.0
                     var lastCluster: UInt32 = .max
                     for (slot, glyph) in shaped.glyphs.enumerated() {
@@ -1656,7 +1656,7 @@ final class InlineLayout {
                         }
                         pen += Double(glyph.advance)
                     }
-                    initialized = count
+                    return count
                 }
                 let wantsBold = style.fontWeight >= 600
                 let wantsItalic = style.fontStyle != .normal

@@ -94,7 +94,7 @@ public final class Hyphenator: @unchecked Sendable {
 
     /// libhyphen's answer for a lowercased UTF-8 word: flags per byte (odd = a break may follow).
     private func hyphenFlags(_ lowered: [UInt8], _ dictionary: UnsafeMutablePointer<HyphenDict>) -> [CChar]? {
-        var hyphens = [CChar](repeating: 0, count: lowered.count + 5)
+        var hyphens = [CChar](filling: 0, count: lowered.count + 5)
         var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         var pos: UnsafeMutablePointer<Int32>?
         var cut: UnsafeMutablePointer<Int32>?
