@@ -143,8 +143,20 @@ public enum JSON: Sendable, Equatable {
     private static func newline(_ out: inout [UInt8], _ level: Int, pretty: Bool) {
         guard pretty else { return }
         out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+        // Copied from a row of spaces (appending `repeatElement` went a byte at a time).
+        var remaining = 2 * level
+        while remaining > 0 {
+            let count = min(remaining, spaces.count)
+            spaces.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<count])) }
+            remaining -= count
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+
+    /// Bytes a JSON string must escape or look at twice: controls, `"`, `\\`, and 0xE2 (the
+    /// first byte of U+2028 and U+2029).
+    private static let special: [Bool] = (0...255).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }
 
     /// Doubles are written with up to 9 decimals, trailing zeros trimmed: stable, platform-independent,
     /// and precise enough that a progression × a chapter length rounds back to the same offset.
@@ -201,10 +213,11 @@ public enum JSON: Sendable, Equatable {
         value.withUTF8 { bytes in
             var runStart = 0
             var index = 0
+            let special = JSON.special
             while index < bytes.count {
                 let byte = bytes[index]
                 // Nearly every byte is plain: copied in runs, looked at once.
-                if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2 {
+                if !special[Int(byte)] {
                     index += 1
                     continue
                 }
