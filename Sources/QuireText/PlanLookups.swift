@@ -34,6 +34,26 @@ final class PlanLookups {
 
     private let blobs: [OpaquePointer]
     private let subtables: [Subtable]
+    /// How far each subtable's rules look from the glyph they start at: glyphs before it
+    /// (backtrack) and after it (the rest of the input, then the lookahead). Nil when a table is
+    /// malformed.
+    private let reaches: [Reach?]
+    /// Whether a glyph id fits a 16-bit slot of a memo key with one value to spare (0xFFFF, for
+    /// no glyph at the run's edge).
+    private let memoizable: Bool
+    /// `acts` by its glyph and the neighbours its subtables can see: new words of a book repeat
+    /// the same few windows (a "g" and the letters around it), and a chained context's rules
+    /// cost hundreds of instructions to try. One per shaping worker, as its pairwise widths.
+    private var memo: [UInt64: Bool] = [:]
+
+    private struct Reach {
+        var before = 0
+        var after = 0
+        mutating func extend(before: Int = 0, after: Int = 0) {
+            self.before = max(self.before, before)
+            self.after = max(self.after, after)
+        }
+    }
 
     /// Nil when the face has tables HarfBuzz may shape with instead of, or besides, GSUB and GPOS
     /// (AAT `morx`/`kerx`/`trak`, the legacy `kern`), or when a table is malformed.
@@ -67,6 +87,8 @@ final class PlanLookups {
         }
         self.blobs = blobs
         self.subtables = subtables
+        reaches = subtables.map { try? Self.reach(of: $0) }
+        memoizable = hb_face_get_glyph_count(face) < 0xFFFF
         if !complete { return nil }
     }
 
@@ -157,6 +179,44 @@ final class PlanLookups {
     /// Whether one of the given subtables (bits from `subtableMask(startingAt:)`) would act on the
     /// glyphs, shaped on their own, at `position` (true for malformed tables).
     func acts(on glyphs: UnsafeBufferPointer<UInt32>, at position: Int, subtables mask: UInt64) -> Bool {
+        guard let key = memoKey(glyphs, at: position, subtables: mask) else { return actsUncached(on: glyphs, at: position, subtables: mask) }
+        if let known = memo[key] { return known }
+        let result = actsUncached(on: glyphs, at: position, subtables: mask)
+        memo[key] = result
+        return result
+    }
+
+    /// The glyph in the low 16 bits, then the glyphs before it and after it that the subtables
+    /// can see, nearest first (0xFFFF past the run's edge): the same glyph always has the same
+    /// subtables, so the same layout of neighbours. Nil when they see more than three glyphs
+    /// around it or a table is malformed.
+    private func memoKey(_ glyphs: UnsafeBufferPointer<UInt32>, at position: Int, subtables mask: UInt64) -> UInt64? {
+        guard memoizable else { return nil }
+        var reach = Reach()
+        var bits = mask
+        while bits != 0 {
+            let index = bits.trailingZeroBitCount
+            bits &= bits - 1
+            // The last bit stands for every subtable from the 64th on.
+            for subtable in index..<(index == 63 ? max(64, reaches.count) : index + 1) where subtable < reaches.count {
+                guard let own = reaches[subtable] else { return nil }
+                reach.extend(before: own.before, after: own.after)
+            }
+        }
+        guard reach.before + reach.after <= 3 else { return nil }
+        var key = UInt64(glyphs[position])
+        var shift: UInt64 = 16
+        func add(_ index: Int) {
+            let glyph = index >= 0 && index < glyphs.count ? UInt64(glyphs[index]) : 0xFFFF
+            key |= glyph << shift
+            shift += 16
+        }
+        for step in 0..<reach.before { add(position - 1 - step) }
+        for step in 0..<reach.after { add(position + 1 + step) }
+        return key
+    }
+
+    private func actsUncached(on glyphs: UnsafeBufferPointer<UInt32>, at position: Int, subtables mask: UInt64) -> Bool {
         do {
             for (index, subtable) in subtables.enumerated() where mask & Self.bit(index) != 0 {
                 if try matches(subtable, at: position, in: glyphs) { return true }
@@ -164,6 +224,67 @@ final class PlanLookups {
             return false
         } catch {
             return true
+        }
+    }
+
+    /// How far `matches` can look from the glyph at `position` for the subtable: the longest
+    /// backtrack, and the longest rest of input plus lookahead, over all its rules.
+    private static func reach(of subtable: Subtable) throws(FontTable.Malformed) -> Reach {
+        var reach = Reach()
+        let table = subtable.table
+        let start = subtable.offset
+        // A subtable that skips base glyphs is only asked whether its first glyph is covered.
+        if subtable.skipsBases { return reach }
+        switch subtable.kind {
+        case .anyCovered:
+            return reach
+        case .ligature:
+            for index in 0..<(try table.u16(start + 4)) {
+                guard let set = try table.offset(from: start, at: start + 6 + 2 * index) else { continue }
+                for ligature in 0..<(try table.u16(set)) {
+                    let entry = set + (try table.u16(set + 2 + 2 * ligature))
+                    reach.extend(after: try table.u16(entry + 2) - 1)
+                }
+            }
+            return reach
+        case .context, .chainContext:
+            let chained = subtable.kind == .chainContext
+            let format = try table.u16(start)
+            if format == 3 {
+                var field = start + 2
+                if chained {
+                    let backtrack = try table.u16(field)
+                    reach.extend(before: backtrack)
+                    field += 2 + 2 * backtrack
+                }
+                let input = try table.u16(field)
+                reach.extend(after: max(0, input - 1))
+                if chained {
+                    let lookahead = try table.u16(field + 2 + 2 * input)
+                    reach.extend(after: max(0, input - 1) + lookahead)
+                }
+                return reach
+            }
+            guard format == 1 || format == 2 else { throw FontTable.Malformed() }
+            let setCountField = format == 1 ? start + 4 : chained ? start + 10 : start + 6
+            for index in 0..<(try table.u16(setCountField)) {
+                guard let set = try table.offset(from: start, at: setCountField + 2 + 2 * index) else { continue }
+                for rule in 0..<(try table.u16(set)) {
+                    var field = set + (try table.u16(set + 2 + 2 * rule))
+                    if chained {
+                        let backtrack = try table.u16(field)
+                        reach.extend(before: backtrack)
+                        field += 2 + 2 * backtrack
+                    }
+                    let input = try table.u16(field)
+                    reach.extend(after: max(0, input - 1))
+                    if chained {
+                        let lookahead = try table.u16(field + 2 + 2 * max(0, input - 1))
+                        reach.extend(after: max(0, input - 1) + lookahead)
+                    }
+                }
+            }
+            return reach
         }
     }
 
