@@ -484,19 +484,23 @@ public struct ComputedStyle: Sendable, Hashable {
     /// arrays, 80 of them) cost more than the lookups: the hash takes the fields that tell a book's
     /// styles apart; equality still compares all of them.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(display)
         hasher.combine(fontSize)
         hasher.combine(fontWeight)
-        hasher.combine(fontStyle)
-        hasher.combine(fontVariantCaps)
-        hasher.combine(textAlign)
         hasher.combine(textIndent)
         hasher.combine(margin)
         hasher.combine(color)
-        hasher.combine(whiteSpace)
         hasher.combine(verticalAlign)
-        hasher.combine(hyphens)
         hasher.combine(fontFamilies.first)
+        // An enum with String raw values hashes its raw value, a string built and hashed: which
+        // of their common values these styles have goes in as bits.
+        var bits = 0
+        for (index, holds) in [
+            display == .block, display == .inline, fontStyle == .normal, fontVariantCaps == .normal, textAlign == .start,
+            textAlign == .center, textAlign == .justify, whiteSpace == .normal, hyphens == .auto, hyphens == .none,
+        ].enumerated() where holds {
+            bits |= 1 << index
+        }
+        hasher.combine(bits)
     }
 
     /// The used line height in CSS px for a font whose "normal" line spacing is `normalFactor` × size.
