@@ -132,7 +132,7 @@ public struct StagedDirectory: Sendable {
     /// Partials of this host's runs that are gone (killed, crashed); another host's run may still be going.
     private static func clearLeftovers(in directory: String, prefix: String) {
         let host = SystemEnvironment.hostNameForFiles()
-        for name in FileSystem.contents(ofDirectory: directory) ?? [] where name.hasPrefix(prefix + host + "-") {
+        for name in FileSystem.contents(ofDirectory: directory, prefix: prefix + host + "-") ?? [] {
             var owner = name.dropFirst(prefix.count + host.count + 1)
             if owner.hasSuffix("-old") { owner = owner.dropLast(4) }
             guard let pid = Int32(owner), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }

@@ -185,16 +185,20 @@ public enum FileSystem {
         if mkdir(path, 0o777) != 0 && !(errno == EEXIST && isDirectory(path)) { throw SystemError() }
     }
 
-    /// The names in a directory (without `.` and `..`), sorted; nil when it can't be read.
-    public static func contents(ofDirectory path: String) -> [String]? {
+    /// The names in a directory that start with `prefix` (without `.` and `..`), sorted; nil when it can't be read.
+    public static func contents(ofDirectory path: String, prefix: String = "") -> [String]? {
         guard let directory = opendir(path) else { return nil }
         defer { closedir(directory) }
         var names: [String] = []
+        let prefixBytes = Array(prefix.utf8CString.dropLast())
         while let entry = readdir(directory) {
             // Read in place up to its NUL: glibc sizes each record to its name, so copying the
             // whole 256-byte d_name field reads past the record (AddressSanitizer caught it).
-            let field = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let name = String(cString: field.assumingMemoryBound(to: CChar.self))
+            let field = (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self)
+            // Names without the prefix are passed over before they become strings (an output
+            // beside thousands of files looks for its own leftovers only).
+            guard prefixBytes.isEmpty || strncmp(field, prefixBytes, prefixBytes.count) == 0 else { continue }
+            let name = String(cString: field)
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
