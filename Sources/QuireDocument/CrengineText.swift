@@ -464,10 +464,22 @@ extension CrengineText {
             let offsets = [Int32](capacity: chunk.count) { buffer in
                 var written = 0
                 var inSpaces = false
+                var sawText = false
                 finished = units.withUnsafeBufferPointer { units in
                     chunk.withUnsafeBufferPointer { raw in
                         for scalar in raw {
                             let value = scalar.value
+                            // Nearly every character: above `&` (and so neither a space, a
+                            // newline, a tab nor a carriage return) and below U+10000.
+                            if value > 0x26 && value < 0x10000 {
+                                guard offset < units.count, units[offset] == UInt16(truncatingIfNeeded: value) else { return false }
+                                buffer[written] = Int32(truncatingIfNeeded: offset)
+                                written &+= 1
+                                offset &+= 1
+                                inSpaces = false
+                                sawText = true
+                                continue
+                            }
                             if value == 0x26 || value == 0x0D { return false }
                             let at = Int32(offset)
                             if value < 0x10000 {
@@ -495,6 +507,7 @@ extension CrengineText {
                         return true
                     }
                 }
+                if sawText { isWhitespace = false }
                 return finished ? written : 0
             }
             return finished ? (offsets, offset, isWhitespace) : nil
