@@ -840,16 +840,30 @@ struct BoxTreeBuilder {
                     written += 1
                 }
                 units.withUnsafeBufferPointer { units in
-            for index in 0..<units.count {
-                let unit = units[index]
+            var index = 0
+            while index < units.count {
                 // Nearly every character of a book: no space, newline, tab or mark (none below
-                // U+0300, nor among the dashes and quotes from U+2010 to U+2027), kept as it is.
-                if (unit > 0x20 && unit < 0x300) || (unit >= 0x2010 && unit <= 0x2027), let directBase {
-                    emit(unit, directBase + directStep * Int32(index))
-                    marksInRow = 0
-                    lastWasSpace = false
-                    continue
+                // U+0300, nor among the dashes and quotes from U+2010 to U+2027), kept as it is;
+                // a run of them copied in a tight loop.
+                if let directBase {
+                    var end = index
+                    while end < units.count {
+                        let unit = units[end]
+                        guard (unit > 0x20 && unit < 0x300) || (unit >= 0x2010 && unit <= 0x2027) else { break }
+                        unitBuffer[written &+ end &- index] = unit
+                        sourceBuffer[written &+ end &- index] = directBase &+ directStep &* Int32(truncatingIfNeeded: end)
+                        end &+= 1
+                    }
+                    if end > index {
+                        written &+= end &- index
+                        index = end
+                        marksInRow = 0
+                        lastWasSpace = false
+                        continue
+                    }
                 }
+                defer { index += 1 }
+                let unit = units[index]
                 // Unicode's stream-safe limit: no text needs more than 30 marks on one base, and
                 // HarfBuzz's time grows with the square of a run of them (a 1 MB run never ends).
                 if unit >= 0x300 && unit < 0x3000 && characters.isCombiningMark(unit) {
