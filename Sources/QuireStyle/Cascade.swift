@@ -260,12 +260,21 @@ final class Cascade {
         for name in table.classes[e] { if let list = index.byClass[name] { candidates += list } }
         if let list = index.byTag[table.isHTML[e] ? table.localName[e] : table.localName[e].lowercased()] { candidates += list }
         if !index.byAttribute.isEmpty, let element = tree.element(NodeID(element)) {
-            // A set: an element may carry thousands of attributes (a list was quadratic in them).
+            // Names seen are checked in a list while there are few, then in a set: an element may
+            // carry thousands of attributes (a list alone was quadratic in them).
+            var seenList: [String] = []
             var seen: Set<String> = []
             for attribute in element.attributes {
                 var name = SelectorMatcher.lowerASCII(attribute.name.local)
-                if let colon = name.lastIndex(of: ":") { name = String(name[name.index(after: colon)...]) }
-                guard seen.insert(name).inserted else { continue }
+                // After the last colon, found in the bytes (a Character search costs far more).
+                if let colon = name.utf8.lastIndex(of: UInt8(ascii: ":")) { name = String(name[name.utf8.index(after: colon)...]) }
+                if seen.isEmpty && seenList.count < 8 {
+                    guard !seenList.contains(name) else { continue }
+                    seenList.append(name)
+                } else {
+                    if seen.isEmpty { seen = Set(seenList) }
+                    guard seen.insert(name).inserted else { continue }
+                }
                 if let list = index.byAttribute[name] { candidates += list }
             }
         }
