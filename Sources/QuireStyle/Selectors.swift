@@ -748,22 +748,22 @@ struct SelectorMatcher {
         }
         guard let element = table.tree.element(NodeID(Int32(e))) else { return false }
         let html = table.isHTML[e]
-        let selector = selector.pointee
-        let target = selector.name
+        // Read through the pointer: a copy of the selector retained its six strings.
+        let target = selector.pointee.name
         return element.attributes.withUnsafeBufferPointer { attributes in
             for index in attributes.indices {
                 let name = attributes.baseAddress! + index
                 let local = html ? SelectorMatcher.lowerASCII(name.pointee.name.local) : name.pointee.name.local
                 let nameMatches: Bool
-                switch selector.namespace {
+                switch selector.pointee.namespace {
                 case .any:
-                    nameMatches = local == target || (local.utf8.count > target.utf8.count && local.hasSuffix(selector.colonName))
+                    nameMatches = local == target || (local.utf8.count > target.utf8.count && local.hasSuffix(selector.pointee.colonName))
                 case .none:
                     nameMatches = name.pointee.name.namespace.isEmpty && local == target
                 case .uri(let uri):
                     if name.pointee.name.namespace == uri {
                         nameMatches = local == target
-                    } else if name.pointee.name.namespace.isEmpty, let prefixed = selector.prefixedName {
+                    } else if name.pointee.name.namespace.isEmpty, let prefixed = selector.pointee.prefixedName {
                         nameMatches = local == prefixed  // HTML parser kept `epub:type`
                     } else {
                         nameMatches = false
@@ -803,10 +803,10 @@ struct SelectorMatcher {
         return true
     }
 
-    private func valueMatches(_ selector: AttributeSelector, _ raw: String) -> Bool {
-        let value = selector.caseInsensitive ? raw.lowercased() : raw
-        let wanted = selector.value
-        switch selector.op {
+    private func valueMatches(_ selector: UnsafePointer<AttributeSelector>, _ raw: String) -> Bool {
+        let value = selector.pointee.caseInsensitive ? raw.lowercased() : raw
+        let wanted = selector.pointee.value
+        switch selector.pointee.op {
         case .exists: return true
         case .equals: return value == wanted
         case .includes:
@@ -818,6 +818,12 @@ struct SelectorMatcher {
         case .suffix: return !wanted.isEmpty && value.hasSuffix(wanted)
         case .substring: return !wanted.isEmpty && value.contains(wanted)
         }
+    }
+
+    /// Whether one of the selectors matches, each tried in place (iterating copied each one out,
+    /// retaining its compounds: `:not()` is in most of a book's rules).
+    private func matchesAny(_ list: [ComplexSelector], _ element: Int32) -> Bool {
+        list.withUnsafeBufferPointer { selectors in selectors.indices.contains { matches(selectors.baseAddress! + $0, element) } }
     }
 
     private func matchesPseudo(_ pseudo: PseudoClass, _ element: Int32) -> Bool {
@@ -848,9 +854,9 @@ struct SelectorMatcher {
             }
             return dir == "ltr"
         case .not(let list):
-            return !list.contains { matches($0, element) }
+            return !matchesAny(list, element)
         case .isMatch(let list):
-            return list.contains { matches($0, element) }
+            return matchesAny(list, element)
         case .nth(0, 1, false, let fromEnd, nil):
             // :first-child and :last-child (a book's stylesheet has them, seldom any other :nth-*):
             // no element sibling before (after) it, without building every sibling's place.
