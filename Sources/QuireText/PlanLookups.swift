@@ -45,6 +45,7 @@ final class PlanLookups {
     /// the same few windows (a "g" and the letters around it), and a chained context's rules
     /// cost hundreds of instructions to try. One per shaping worker, as its pairwise widths.
     private var memo: [UInt64: Bool] = [:]
+    private static let memoLimit = 1 << 16
 
     private struct Reach {
         var before = 0
@@ -182,6 +183,9 @@ final class PlanLookups {
         guard let key = memoKey(glyphs, at: position, subtables: mask) else { return actsUncached(on: glyphs, at: position, subtables: mask) }
         if let known = memo[key] { return known }
         let result = actsUncached(on: glyphs, at: position, subtables: mask)
+        // Bounded (a book of many scripts and faces must not grow it without end); the answers
+        // are the same either way.
+        if memo.count >= Self.memoLimit { memo.removeAll(keepingCapacity: true) }
         memo[key] = result
         return result
     }
