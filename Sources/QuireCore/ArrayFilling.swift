@@ -15,7 +15,8 @@ extension Array where Element: BitwiseCopyable {
             return
         }
         self = []
-        // No capacity, no storage: an empty array is the shared empty storage.
+        // No capacity, no storage: `init(unsafeUninitializedCapacity:)` with none wrote its count
+        // into the shared empty array (a data race between threads, ThreadSanitizer found).
         guard capacity > 0 else { return }
         reserveCapacity(capacity)
         try withUnsafeTemporaryAllocation(of: Element.self, capacity: capacity) { buffer in
