@@ -4,7 +4,20 @@ import QuireCore
 // user-agent stylesheet) and layout. Layout reads only this; it never looks at tag names.
 // Lengths are in CSS px (1/96 in); layout scales them to device pixels for the profile's dpi.
 
-public enum Display: String, Sendable, Hashable {
+/// A CSS keyword held as an enum case, hashed by its case. `RawRepresentable`'s default hash
+/// builds the raw value, a String, and hashes that: seven of them made a computed style's hash
+/// 2,400 instructions, and styles are interned by the thousand in a book.
+public protocol KeywordHashing: Hashable, RawRepresentable where RawValue == String {}
+
+extension KeywordHashing {
+    public func hash(into hasher: inout Hasher) {
+        // A case without a payload is stored as its tag alone, one byte (none for a lone case):
+        // the same for equal values.
+        hasher.combine(withUnsafeBytes(of: self) { $0.first ?? 0 })
+    }
+}
+
+public enum Display: String, Sendable, KeywordHashing {
     case block, inline, inlineBlock = "inline-block", listItem = "list-item", none
     case table, inlineTable = "inline-table", tableRow = "table-row", tableCell = "table-cell"
     case tableRowGroup = "table-row-group", tableHeaderGroup = "table-header-group"
@@ -94,12 +107,12 @@ public struct Color: Sendable, Hashable {
     public var isTransparent: Bool { alpha == 0 }
 }
 
-public enum BorderStyle: String, Sendable, Hashable {
+public enum BorderStyle: String, Sendable, KeywordHashing {
     case none, hidden, solid, dashed, dotted, double, groove, ridge, inset, outset
 }
 
-public enum FontStyle: String, Sendable, Hashable { case normal, italic, oblique }
-public enum FontVariantCaps: String, Sendable, Hashable {
+public enum FontStyle: String, Sendable, KeywordHashing { case normal, italic, oblique }
+public enum FontVariantCaps: String, Sendable, KeywordHashing {
     case normal, smallCaps = "small-caps", allSmallCaps = "all-small-caps"
 }
 
@@ -120,12 +133,12 @@ public enum LineHeight: Sendable, Hashable {
 }
 
 /// `text-align`, and the reader's `--align` override.
-public enum TextAlign: String, Sendable, Hashable { case start, end, left, right, center, justify }
-public enum TextAlignLast: String, Sendable, Hashable { case auto, start, end, left, right, center, justify }
-public enum TextTransform: String, Sendable, Hashable {
+public enum TextAlign: String, Sendable, KeywordHashing { case start, end, left, right, center, justify }
+public enum TextAlignLast: String, Sendable, KeywordHashing { case auto, start, end, left, right, center, justify }
+public enum TextTransform: String, Sendable, KeywordHashing {
     case none, uppercase, lowercase, capitalize, fullWidth = "full-width", fullSizeKana = "full-size-kana"
 }
-public enum WhiteSpace: String, Sendable, Hashable {
+public enum WhiteSpace: String, Sendable, KeywordHashing {
     case normal, pre, nowrap, preWrap = "pre-wrap", preLine = "pre-line", breakSpaces = "break-spaces"
     public var collapsesSpaces: Bool { self == .normal || self == .nowrap || self == .preLine }
     public var preservesNewlines: Bool { self != .normal && self != .nowrap }
@@ -145,9 +158,9 @@ public enum VerticalAlign: Sendable, Hashable {
     case length(Length)  // percent is of line-height
 }
 
-public enum Hyphens: String, Sendable, Hashable { case none, manual, auto }
-public enum Direction: String, Sendable, Hashable { case ltr, rtl }
-public enum UnicodeBidi: String, Sendable, Hashable {
+public enum Hyphens: String, Sendable, KeywordHashing { case none, manual, auto }
+public enum Direction: String, Sendable, KeywordHashing { case ltr, rtl }
+public enum UnicodeBidi: String, Sendable, KeywordHashing {
     case normal, embed, isolate, bidiOverride = "bidi-override", isolateOverride = "isolate-override", plaintext
 }
 
@@ -157,28 +170,28 @@ public enum ListStyleType: Sendable, Hashable {
     case string(String)
 }
 
-public enum ListStylePosition: String, Sendable, Hashable { case outside, inside }
+public enum ListStylePosition: String, Sendable, KeywordHashing { case outside, inside }
 
 /// `break-before`/`break-after` (and the legacy `page-break-*` aliases, mapped onto these).
-public enum BreakBetween: String, Sendable, Hashable { case auto, avoid, always, page, left, right, recto, verso, column, avoidPage = "avoid-page" }
-public enum BreakInside: String, Sendable, Hashable { case auto, avoid, avoidPage = "avoid-page" }
+public enum BreakBetween: String, Sendable, KeywordHashing { case auto, avoid, always, page, left, right, recto, verso, column, avoidPage = "avoid-page" }
+public enum BreakInside: String, Sendable, KeywordHashing { case auto, avoid, avoidPage = "avoid-page" }
 
-public enum FloatMode: String, Sendable, Hashable { case none, left, right }
-public enum Clear: String, Sendable, Hashable { case none, left, right, both }
-public enum FlexDirection: String, Sendable, Hashable { case row, rowReverse = "row-reverse", column, columnReverse = "column-reverse" }
+public enum FloatMode: String, Sendable, KeywordHashing { case none, left, right }
+public enum Clear: String, Sendable, KeywordHashing { case none, left, right, both }
+public enum FlexDirection: String, Sendable, KeywordHashing { case row, rowReverse = "row-reverse", column, columnReverse = "column-reverse" }
 /// `justify-content` and `align-items` (flex-start/flex-end/left/right are read as start/end).
-public enum BoxAlignment: String, Sendable, Hashable {
+public enum BoxAlignment: String, Sendable, KeywordHashing {
     case normal, start, end, center, stretch, baseline
     case spaceBetween = "space-between", spaceAround = "space-around", spaceEvenly = "space-evenly"
 }
-public enum PositioningScheme: String, Sendable, Hashable { case `static`, relative, absolute, fixed, sticky }
-public enum Visibility: String, Sendable, Hashable { case visible, hidden, collapse }
-public enum ObjectFit: String, Sendable, Hashable { case fill, contain, cover, none, scaleDown = "scale-down" }
-public enum WordBreak: String, Sendable, Hashable { case normal, breakAll = "break-all", keepAll = "keep-all", breakWord = "break-word" }
-public enum OverflowWrap: String, Sendable, Hashable { case normal, breakWord = "break-word", anywhere }
-public enum LineBreak: String, Sendable, Hashable { case auto, loose, normal, strict, anywhere }
-public enum TextOrientation: String, Sendable, Hashable { case mixed, upright, sideways }
-public enum TextCombineUpright: String, Sendable, Hashable { case none, all }
+public enum PositioningScheme: String, Sendable, KeywordHashing { case `static`, relative, absolute, fixed, sticky }
+public enum Visibility: String, Sendable, KeywordHashing { case visible, hidden, collapse }
+public enum ObjectFit: String, Sendable, KeywordHashing { case fill, contain, cover, none, scaleDown = "scale-down" }
+public enum WordBreak: String, Sendable, KeywordHashing { case normal, breakAll = "break-all", keepAll = "keep-all", breakWord = "break-word" }
+public enum OverflowWrap: String, Sendable, KeywordHashing { case normal, breakWord = "break-word", anywhere }
+public enum LineBreak: String, Sendable, KeywordHashing { case auto, loose, normal, strict, anywhere }
+public enum TextOrientation: String, Sendable, KeywordHashing { case mixed, upright, sideways }
+public enum TextCombineUpright: String, Sendable, KeywordHashing { case none, all }
 /// `hanging-punctuation`, its end part: whether a stop or comma that ends a line may stand past
 /// the line's end (`allow-end`: only when it would not fit otherwise; `force-end`: always).
 public enum HangingPunctuation: Sendable, Hashable {
@@ -284,8 +297,8 @@ public struct TextEmphasis: Sendable, Hashable {
         self.color = color
     }
 }
-public enum BoxSizing: String, Sendable, Hashable { case contentBox = "content-box", borderBox = "border-box" }
-public enum WritingMode: String, Sendable, Hashable { case horizontalTB = "horizontal-tb", verticalRL = "vertical-rl", verticalLR = "vertical-lr" }
+public enum BoxSizing: String, Sendable, KeywordHashing { case contentBox = "content-box", borderBox = "border-box" }
+public enum WritingMode: String, Sendable, KeywordHashing { case horizontalTB = "horizontal-tb", verticalRL = "vertical-rl", verticalLR = "vertical-lr" }
 
 /// An immutable value held by reference, compared by value (by identity first): what holds it
 /// retains one object when copied, whatever the value holds.
@@ -484,23 +497,19 @@ public struct ComputedStyle: Sendable, Hashable {
     /// arrays, 80 of them) cost more than the lookups: the hash takes the fields that tell a book's
     /// styles apart; equality still compares all of them.
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(display)
         hasher.combine(fontSize)
         hasher.combine(fontWeight)
+        hasher.combine(fontStyle)
+        hasher.combine(fontVariantCaps)
+        hasher.combine(textAlign)
         hasher.combine(textIndent)
         hasher.combine(margin)
         hasher.combine(color)
+        hasher.combine(whiteSpace)
         hasher.combine(verticalAlign)
+        hasher.combine(hyphens)
         hasher.combine(fontFamilies.first)
-        // An enum with String raw values hashes its raw value, a string built and hashed: which
-        // of their common values these styles have goes in as bits.
-        var bits = 0
-        for (index, holds) in [
-            display == .block, display == .inline, fontStyle == .normal, fontVariantCaps == .normal, textAlign == .start,
-            textAlign == .center, textAlign == .justify, whiteSpace == .normal, hyphens == .auto, hyphens == .none,
-        ].enumerated() where holds {
-            bits |= 1 << index
-        }
-        hasher.combine(bits)
     }
 
     /// The used line height in CSS px for a font whose "normal" line spacing is `normalFactor` × size.

@@ -254,42 +254,39 @@ final class PlanLookups {
         case .context, .chainContext:
             let chained = subtable.kind == .chainContext
             let format = try table.u16(start)
-            if format == 3 {
-                var field = start + 2
-                if chained {
-                    let backtrack = try table.u16(field)
-                    reach.extend(before: backtrack)
-                    field += 2 + 2 * backtrack
-                }
-                let input = try table.u16(field)
-                reach.extend(after: max(0, input - 1))
-                if chained {
-                    let lookahead = try table.u16(field + 2 + 2 * input)
-                    reach.extend(after: max(0, input - 1) + lookahead)
-                }
-                return reach
-            }
+            // Format 3 is one rule with a coverage for every input glyph; formats 1 and 2 hold
+            // the input glyphs after the first.
+            if format == 3 { return try ruleReach(table, at: start + 2, chained: chained, storesFirstInput: true) }
             guard format == 1 || format == 2 else { throw FontTable.Malformed() }
             let setCountField = format == 1 ? start + 4 : chained ? start + 10 : start + 6
             for index in 0..<(try table.u16(setCountField)) {
                 guard let set = try table.offset(from: start, at: setCountField + 2 + 2 * index) else { continue }
                 for rule in 0..<(try table.u16(set)) {
-                    var field = set + (try table.u16(set + 2 + 2 * rule))
-                    if chained {
-                        let backtrack = try table.u16(field)
-                        reach.extend(before: backtrack)
-                        field += 2 + 2 * backtrack
-                    }
-                    let input = try table.u16(field)
-                    reach.extend(after: max(0, input - 1))
-                    if chained {
-                        let lookahead = try table.u16(field + 2 + 2 * max(0, input - 1))
-                        reach.extend(after: max(0, input - 1) + lookahead)
-                    }
+                    let own = try ruleReach(table, at: set + (try table.u16(set + 2 + 2 * rule)), chained: chained, storesFirstInput: false)
+                    reach.extend(before: own.before, after: own.after)
                 }
             }
             return reach
         }
+    }
+
+    /// One contextual rule's reach, read from `field`: (chained) its backtrack count and glyphs,
+    /// its input count and entries, then (chained) its lookahead count.
+    private static func ruleReach(_ table: FontTable, at field: Int, chained: Bool, storesFirstInput: Bool) throws(FontTable.Malformed) -> Reach {
+        var reach = Reach()
+        var field = field
+        if chained {
+            let backtrack = try table.u16(field)
+            reach.extend(before: backtrack)
+            field += 2 + 2 * backtrack
+        }
+        let input = try table.u16(field)
+        reach.extend(after: max(0, input - 1))
+        if chained {
+            let stored = storesFirstInput ? input : max(0, input - 1)
+            reach.extend(after: max(0, input - 1) + (try table.u16(field + 2 + 2 * stored)))
+        }
+        return reach
     }
 
     private func matches(_ subtable: Subtable, at position: Int, in glyphs: UnsafeBufferPointer<UInt32>) throws(FontTable.Malformed) -> Bool {
