@@ -102,7 +102,9 @@ struct AncestorFilter {
 
     /// An attribute name as `requiredKeys` records it: ASCII-lowercased, after any prefix.
     static func baseName(_ name: String) -> String {
-        let local = name.lastIndex(of: ":").map { String(name[name.index(after: $0)...]) } ?? name
+        // Cut by bytes: the colon is ASCII, and Character search breaks graphemes at every step.
+        let bytes = name.utf8
+        let local = bytes.lastIndex(of: UInt8(ascii: ":")).map { String(name[bytes.index(after: $0)...]) } ?? name
         return SelectorMatcher.lowerASCII(local)
     }
 

@@ -1079,6 +1079,21 @@ final class Cascade {
 
     // MARK: The document walk
 
+    /// The ::marker, ::before, ::first-letter and ::first-line styles of an element that has any.
+    /// Apart from `run`'s loop (never inlined), so that the other elements make no PseudoStyles (3 KB).
+    @inline(never)
+    private func addPseudoStyles(
+        element e: Int32, result: CascadeResult, generated: inout GeneratedContentState, extras: inout [Int32: PseudoStyles]
+    ) {
+        var extra = PseudoStyles()
+        generated.markerAndBefore(element: e, result: result, fullStyles: fullStyles, extra: &extra)
+        if result.firstLetter >= 0 { extra.firstLetter = fullStyles[Int(result.firstLetter)].style }
+        if result.firstLine >= 0 { extra.firstLine = fullStyles[Int(result.firstLine)].style }
+        if extra.before != nil || extra.marker != nil || extra.firstLetter != nil || extra.firstLine != nil {
+            extras[e] = extra
+        }
+    }
+
     func run(fontFaces: [FontFaceRule], warnings: [Warning], pageRule: PageRule?) -> DocumentStyles {
         let n = tree.nodeCount
         var nodeFull = [Int32](repeating: -1, count: n)
@@ -1148,10 +1163,13 @@ final class Cascade {
                 let hasPseudo = matched.contains { self.index.rules[Int($0)].selector.pseudoElement != nil }
                 if hasPseudo || full.style.display == .listItem {
                     for kind in [PseudoElement.before, .after, .marker, .firstLetter, .firstLine] {
+                        // Only list items have a marker (the user-agent sheet's `::marker` rule
+                        // matches every element).
+                        if kind == .marker && full.style.display != .listItem { continue }
                         for k in winners.indices { winners[k] = nil }
                         var pseudoCustom: [String: [CV]] = [:]
                         let any = cascade(rules: matched, pseudo: kind, hints: [], styleBlock: nil, winners: &winners, custom: &pseudoCustom)
-                        guard any || (kind == .marker && full.style.display == .listItem) else { continue }
+                        guard any || kind == .marker else { continue }
                         let pseudoFull = compute(winners: winners, custom: pseudoCustom, parent: full, isRoot: false, language: nil, pseudo: kind)
                         let index = intern(pseudoFull)
                         switch kind {
@@ -1169,15 +1187,11 @@ final class Cascade {
             }
             if winnerSources != nil, let sources = sourcesByKey[key], !sources.isEmpty { recordedSources[e] = sources }
             nodeFull[index] = result.full
-            let full = fullStyles[Int(result.full)]
             // Counters and generated content, in document order.
             generated.closeUntil(parent: parentIndex, fullStyles: fullStyles, extras: &extras)
-            var extra = PseudoStyles()
-            generated.open(element: e, full: full, result: result, fullStyles: fullStyles, extra: &extra)
-            if result.firstLetter >= 0 { extra.firstLetter = fullStyles[Int(result.firstLetter)].style }
-            if result.firstLine >= 0 { extra.firstLine = fullStyles[Int(result.firstLine)].style }
-            if extra.before != nil || extra.marker != nil || extra.firstLetter != nil || extra.firstLine != nil {
-                extras[e] = extra
+            generated.enter(element: e, result: result, fullStyles: fullStyles)
+            if result.marker >= 0 || result.before >= 0 || result.firstLetter >= 0 || result.firstLine >= 0 {
+                addPseudoStyles(element: e, result: result, generated: &generated, extras: &extras)
             }
         }
         generated.closeUntil(parent: -1, fullStyles: fullStyles, extras: &extras)

@@ -74,10 +74,17 @@ struct GeneratedContentState {
         counters[name]![last] = counters[name]![last] &+ delta
     }
 
-    mutating func open(element e: Int32, full: FullStyle, result: CascadeResult, fullStyles: [FullStyle], extra: inout PseudoStyles) {
+    /// Opens an element: its counter operations, then its frame on the stack (its children's scope).
+    /// The element's style is read in `fullStyles` where it lies (a copy retains all its fields).
+    mutating func enter(element e: Int32, result: CascadeResult, fullStyles: [FullStyle]) {
         let parentFrame = stack.count - 1
-        let isListItem = full.style.display == .listItem
-        applyCounterOps(full, isListItem: isListItem, ownerFrame: parentFrame)
+        let full = Int(result.full)
+        let isListItem = fullStyles[full].style.display == .listItem
+        if isListItem || !fullStyles[full].counterReset.isEmpty || !fullStyles[full].counterIncrement.isEmpty
+            || !fullStyles[full].counterSet.isEmpty
+        {
+            applyCounterOps(fullStyles[full], isListItem: isListItem, ownerFrame: parentFrame)
+        }
         let index = Int(e)
         let html = table.isHTML[index]
         let name = table.localName[index]
@@ -96,7 +103,14 @@ struct GeneratedContentState {
             setInnermost("list-item", value, ownerFrame: parentFrame)
         }
         stack.append(frame)
+    }
+
+    /// The ::marker and ::before text of the element just entered (their counter operations run
+    /// in its scope, after its own). Only for an element with either.
+    mutating func markerAndBefore(element e: Int32, result: CascadeResult, fullStyles: [FullStyle], extra: inout PseudoStyles) {
         let ownFrame = stack.count - 1
+        let full = fullStyles[Int(result.full)]
+        let isListItem = full.style.display == .listItem
         if isListItem, result.marker >= 0 {
             let marker = fullStyles[Int(result.marker)]
             applyCounterOps(marker, isListItem: false, ownerFrame: ownFrame)
