@@ -232,6 +232,22 @@ struct BoxTreeBuilder {
         styleIndex.reserveCapacity(16)
     }
 
+    /// For each of the document's distinct styles (`DocumentStyles.computedIndex`), its index in
+    /// `styleTable` once interned (-1 before): text in an element's own style is interned by that
+    /// number, not by comparing or hashing the style (a few hundred fields).
+    private var documentStyleIndex: [Int32] = []
+
+    /// `intern(style)` for `node`'s own style (`styles.computedStyle(of: node)`), looked up by the
+    /// document's style number.
+    mutating func intern(_ style: ComputedStyle, styleOf node: NodeID) -> Int {
+        guard let number = styles.computedIndex(of: node) else { return intern(style) }
+        if documentStyleIndex.isEmpty { documentStyleIndex = [Int32](filling: -1, count: styles.distinctStyleCount) }
+        if documentStyleIndex[number] >= 0 { return Int(documentStyleIndex[number]) }
+        let index = intern(style)
+        documentStyleIndex[number] = Int32(index)
+        return index
+    }
+
     /// The indices interned last: consecutive text nodes nearly always repeat one of a few styles,
     /// and comparing two styles costs far less than hashing one.
     private var recentStyles: [Int] = []
@@ -264,10 +280,11 @@ struct BoxTreeBuilder {
         return BlockNode(style: styles.style(of: root.id).style, node: root.id, children: [.block(bodyBlock)], marker: nil)
     }
 
+    /// `elementStyle` is `styles.style(of: element.id)` (every caller has it already).
     private mutating func buildBlock(_ element: XMLElement, _ elementStyle: ElementStyle) -> BlockNode {
         var context = FlowContext(blockStyle: elementStyle.style, startOffset: document.textOffset(atElement: element.id))
         if let before = elementStyle.before { appendGenerated(before, &context) }
-        buildChildren(of: element, inlineStyle: elementStyle.style, &context)
+        buildChildren(of: element, inlineStyle: elementStyle.style, styleNode: element.id, &context)
         if let after = elementStyle.after { appendGenerated(after, &context) }
         context.flushParagraph(endOffset: nil)
         if let firstLetter = elementStyle.firstLetter, case .paragraph(let paragraph)? = context.flow.first {
@@ -401,7 +418,8 @@ struct BoxTreeBuilder {
         }
     }
 
-    private mutating func buildChildren(of element: XMLElement, inlineStyle: ComputedStyle, _ context: inout FlowContext) {
+    /// `styleNode`: the element whose style (in `styles`) `inlineStyle` is.
+    private mutating func buildChildren(of element: XMLElement, inlineStyle: ComputedStyle, styleNode: NodeID, _ context: inout FlowContext) {
         nesting += 1
         defer { nesting -= 1 }
         guard nesting <= Self.maxNesting else {
@@ -411,7 +429,7 @@ struct BoxTreeBuilder {
         let tree = document.tree
         for child in tree.childIDs(of: element.id) {
             if tree.kind(of: child) == .text {
-                appendText(tree.text(of: child), sourceStart: Int(document.textStarts[Int(child.index)]), style: inlineStyle, &context)
+                appendText(tree.text(of: child), sourceStart: Int(document.textStarts[Int(child.index)]), style: inlineStyle, styleNode: styleNode, &context)
                 continue
             }
             guard let childElement = tree.element(child) else { continue }
@@ -481,7 +499,11 @@ struct BoxTreeBuilder {
                 }
                 let generated = styles.generated(of: child)
                 if let before = generated.before { appendGenerated(before, &context) }
-                buildChildren(of: childElement, inlineStyle: style.display == .contents ? inlineStyle : style, &context)
+                if style.display == .contents {
+                    buildChildren(of: childElement, inlineStyle: inlineStyle, styleNode: styleNode, &context)
+                } else {
+                    buildChildren(of: childElement, inlineStyle: style, styleNode: child, &context)
+                }
                 if let after = generated.after { appendGenerated(after, &context) }
                 if let combined, context.paragraph === combined.paragraph, combined.paragraph.text.count > combined.start {
                     combined.paragraph.combinedRanges.append(combined.start..<combined.paragraph.text.count)
@@ -609,7 +631,7 @@ struct BoxTreeBuilder {
                 let childStyle = styles.style(of: child)
                 guard childStyle.style.display != .none else { continue }
                 if let before = childStyle.before { appendGenerated(before, &context) }
-                buildChildren(of: childElement, inlineStyle: childStyle.style, &context)
+                buildChildren(of: childElement, inlineStyle: childStyle.style, styleNode: child, &context)
                 if let after = childStyle.after { appendGenerated(after, &context) }
             }
         }
@@ -783,8 +805,10 @@ struct BoxTreeBuilder {
 
     /// White-space processing (CSS Text 3, simplified): collapsible spaces collapse across element
     /// boundaries; preserved newlines become forced breaks (U+2028, which ICU treats as mandatory).
+    /// `styleNode`: the element whose style (in `styles`) `style` is, when it is one.
     private mutating func appendText(
-        _ text: String, sourceStart: Int?, fallbackOffset: Int = 0, style: ComputedStyle, _ context: inout FlowContext
+        _ text: String, sourceStart: Int?, fallbackOffset: Int = 0, style: ComputedStyle, styleNode: NodeID? = nil,
+        _ context: inout FlowContext
     ) {
         let whiteSpace = style.whiteSpace
         // Read once: this loop runs for every character of the book.
@@ -905,7 +929,7 @@ struct BoxTreeBuilder {
         }
         guard !outUnits.isEmpty else { return }
         let paragraph = context.currentParagraph(offset: Int(outSources[0]))
-        let index = intern(style)
+        let index = styleNode.map { intern(style, styleOf: $0) } ?? intern(style)
         appendUnits(outUnits, sources: outSources, style: index, to: paragraph)
         context.lastWasSpace = lastWasSpace
     }

@@ -96,6 +96,14 @@ public struct DocumentStyles: Sendable {
         return ElementStyle(style: computed[Int(nodeStyle[index])], pseudo: extras[element.index])
     }
 
+    /// Which of the document's distinct styles `node` has (nil for none): two nodes with the
+    /// same index have equal styles, so a style table can be keyed by it instead of by value.
+    public func computedIndex(of node: NodeID) -> Int? {
+        let index = Int(node.index)
+        guard index >= 0, index < nodeStyle.count, nodeStyle[index] >= 0 else { return nil }
+        return Int(nodeStyle[index])
+    }
+
     /// The computed style alone (no generated content), without copying the pseudo-element data.
     public func computedStyle(of node: NodeID) -> ComputedStyle {
         let index = Int(node.index)
