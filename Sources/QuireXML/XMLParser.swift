@@ -215,18 +215,30 @@ public enum XMLParser {
     ) throws {
         var expandedEntityText = 0
         var skippedEntities = Set<String>()
+        // Element names (their numbers in the tree) by libxml2's pointers to name and namespace:
+        // its parser keeps each distinct name once, so a chapter's thousands of elements make,
+        // check and look up a few dozen names instead of one each.
+        var elementNames: [ElementNameKey: Int32] = [:]
         var node: xmlNodePtr? = root
         var depth = 0
         while let current = node {
             var descend = false
             switch current.pointee.type {
             case XML_ELEMENT_NODE:
-                // Strict documents (content) only: a package or NCX with a bad name still opens.
-                if checkNames { try checkQualifiedName(current, path: path) }
-                let name = XMLName(
-                    html ? Namespace.xhtml : namespaceURI(current.pointee.ns),
-                    html ? string(current.pointee.name).lowercased() : string(current.pointee.name))
-                builder.openElement(name, attributes: attributes(of: current, html: html))
+                let key = ElementNameKey(name: UnsafeRawPointer(current.pointee.name), namespace: UnsafeRawPointer(current.pointee.ns))
+                let name: Int32
+                if let known = elementNames[key] {
+                    name = known
+                } else {
+                    // Strict documents (content) only: a package or NCX with a bad name still opens.
+                    if checkNames { try checkQualifiedName(current, path: path) }
+                    name = builder.intern(
+                        XMLName(
+                            html ? Namespace.xhtml : namespaceURI(current.pointee.ns),
+                            html ? string(current.pointee.name).lowercased() : string(current.pointee.name)))
+                    elementNames[key] = name
+                }
+                builder.openElement(interned: name, attributes: attributes(of: current, html: html))
                 guard builder.kinds.count <= limits.maxXMLNodes else {
                     throw QuireError.limitExceeded(limit: "max-xml-nodes", detail: "\(path) has more than \(limits.maxXMLNodes) nodes")
                 }
@@ -277,6 +289,13 @@ public enum XMLParser {
                 if cursor == root { break }
             }
         }
+    }
+
+    /// An element's name and namespace as libxml2 holds them (the same pointers hold the same
+    /// text for as long as its document lives).
+    private struct ElementNameKey: Hashable {
+        let name: UnsafeRawPointer?
+        let namespace: UnsafeRawPointer?
     }
 
     /// libxml2 reports a name that Namespaces in XML forbids (`p::p`, `:p`, `p:`) only as a

@@ -372,7 +372,12 @@ struct XMLTreeBuilder {
     }
 
     mutating func openElement(_ name: XMLName, attributes newAttributes: [XMLAttribute]) {
-        let index = appendNode(kind: .element, payload: intern(name))
+        openElement(interned: intern(name), attributes: newAttributes)
+    }
+
+    /// `openElement` with the name's number from `intern`.
+    mutating func openElement(interned name: Int32, attributes newAttributes: [XMLAttribute]) {
+        let index = appendNode(kind: .element, payload: name)
         attributes.append(contentsOf: newAttributes)
         attributeStarts.append(Int32(attributes.count))
         openStack.append(index)
