@@ -157,12 +157,35 @@ struct RuleIndex: Sendable {
                 byClass[first, default: []].append(id)
             } else if let tag = rightmost.tag {
                 byTag[tag, default: []].append(id)
+            } else if let tags = Self.alternativeTags(rightmost) {
+                for tag in tags { byTag[tag, default: []].append(id) }
             } else if let attribute = rightmost.attributes.first {
                 byAttribute[attribute.name, default: []].append(id)
             } else {
                 universal.append(id)
             }
         }
+    }
+}
+
+extension RuleIndex {
+    /// The tags of a compound that can match only elements of one of them: `:is(ol, ul)` (the
+    /// user-agent sheet's list rules), each alternative a bare tag. Such a rule waits in those tags'
+    /// buckets instead of being tried on every element. Nil for any other compound.
+    static func alternativeTags(_ compound: CompoundSelector) -> [String]? {
+        guard compound.tag == nil, compound.ids.isEmpty, compound.classes.isEmpty else { return nil }
+        for pseudo in compound.pseudos {
+            guard case .isMatch(let alternatives) = pseudo, !alternatives.isEmpty else { continue }
+            var tags: [String] = []
+            for alternative in alternatives {
+                guard alternative.compounds.count == 1, alternative.pseudoElement == nil, let tag = alternative.compounds[0].tag else {
+                    return nil
+                }
+                if !tags.contains(tag) { tags.append(tag) }
+            }
+            return tags
+        }
+        return nil
     }
 }
 
