@@ -371,11 +371,7 @@ struct XMLTreeBuilder {
         return index
     }
 
-    mutating func openElement(_ name: XMLName, attributes newAttributes: [XMLAttribute]) {
-        openElement(interned: intern(name), attributes: newAttributes)
-    }
-
-    /// `openElement` with the name's number from `intern`.
+    /// Opens an element whose name `intern` numbered `name`.
     mutating func openElement(interned name: Int32, attributes newAttributes: [XMLAttribute]) {
         let index = appendNode(kind: .element, payload: name)
         attributes.append(contentsOf: newAttributes)
