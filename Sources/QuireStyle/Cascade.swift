@@ -85,6 +85,9 @@ struct IndexedRule: Sendable {
     var origin: Origin
     /// What the selector needs among the element's ancestors (see `AncestorFilter`).
     var ancestorKeys: [UInt32] = []
+    /// The rightmost compound is a tag alone (`p` in `h2 + p`): the rule is reached only through
+    /// that tag's bucket, so an HTML element that reaches it matches the compound already.
+    var rightmostIsBareTag = false
 }
 
 /// What one element's cascade produced, shared by elements with the same key.
@@ -147,6 +150,10 @@ struct RuleIndex: Sendable {
         rules = all.map(\.1)
         for index in rules.indices {
             rules[index].ancestorKeys = AncestorFilter.requiredKeys(rules[index].selector, attributeNames: &ancestorAttributes)
+            let rightmost = rules[index].selector.compounds[0]
+            rules[index].rightmostIsBareTag =
+                rightmost.tag != nil && rightmost.namespace == .any && rightmost.ids.isEmpty && rightmost.classes.isEmpty
+                && rightmost.attributes.isEmpty && rightmost.pseudos.isEmpty
         }
         for (index, rule) in rules.enumerated() {
             let id = Int32(index)
@@ -305,14 +312,20 @@ final class Cascade {
         let matcher = SelectorMatcher(table: table)
         var matched: [Int32] = []
         matched.reserveCapacity(8)  // an element matches a few rules: one allocation, not one per doubling
+        // A bare tag rule reached by an HTML element came through the bucket of the element's own
+        // name (compared as written, as the compound would compare it).
+        let isHTML = table.isHTML[e]
         // Borrowed through the buffer: copying each rule's selector out would retain its arrays.
         index.rules.withUnsafeBufferPointer { rules in
             for id in candidates {
                 let rule = rules.baseAddress! + Int(id)
                 let mayMatch = rule.pointee.ancestorKeys.withUnsafeBufferPointer { ancestors.mayContain(all: $0) }
-                if mayMatch && matcher.matches(UnsafePointer(rule).pointer(to: \.selector)!, element) {
-                    matched.append(id)
-                }
+                guard mayMatch else { continue }
+                let selector = UnsafePointer(rule).pointer(to: \.selector)!
+                let matches =
+                    isHTML && rule.pointee.rightmostIsBareTag
+                    ? matcher.matches(selector, element, rightmostMatched: true) : matcher.matches(selector, element)
+                if matches { matched.append(id) }
             }
         }
         candidateBuffer = candidates

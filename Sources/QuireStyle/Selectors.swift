@@ -675,10 +675,20 @@ struct SelectorMatcher {
         matchFrom(selector, 0, element)
     }
 
+    /// `matches` for an element known to match the rightmost compound: only the rest is tried.
+    func matches(_ selector: UnsafePointer<ComplexSelector>, _ element: Int32, rightmostMatched: Bool) -> Bool {
+        rightmostMatched ? matchRest(selector, 0, element) : matchFrom(selector, 0, element)
+    }
+
     private func matchFrom(_ selector: UnsafePointer<ComplexSelector>, _ k: Int, _ element: Int32) -> Bool {
         // The compound is borrowed, not retained: `selector` keeps it alive for the whole call.
         let compound = selector.pointee.compounds.withUnsafeBufferPointer { Unmanaged.passUnretained($0[k]) }
         guard compound._withUnsafeGuaranteedRef({ matchesCompound($0, element) }) else { return false }
+        return matchRest(selector, k, element)
+    }
+
+    /// The compounds left of `k`, through their combinators, from an element that matched compound `k`.
+    private func matchRest(_ selector: UnsafePointer<ComplexSelector>, _ k: Int, _ element: Int32) -> Bool {
         if k + 1 == selector.pointee.compounds.count { return true }
         switch selector.pointee.combinators[k] {
         case .child:
