@@ -295,9 +295,7 @@ final class Cascade {
             var seenList: [String] = []
             var seen: Set<String> = []
             for attribute in element.attributes {
-                var name = SelectorMatcher.lowerASCII(attribute.name.local)
-                // After the last colon, found in the bytes (a Character search costs far more).
-                if let colon = name.utf8.lastIndex(of: UInt8(ascii: ":")) { name = String(name[name.utf8.index(after: colon)...]) }
+                let name = AncestorFilter.baseName(attribute.name.local)
                 if seen.isEmpty && seenList.count < 8 {
                     guard !seenList.contains(name) else { continue }
                     seenList.append(name)
@@ -322,10 +320,9 @@ final class Cascade {
                 let mayMatch = rule.pointee.ancestorKeys.withUnsafeBufferPointer { ancestors.mayContain(all: $0) }
                 guard mayMatch else { continue }
                 let selector = UnsafePointer(rule).pointer(to: \.selector)!
-                let matches =
-                    isHTML && rule.pointee.rightmostIsBareTag
-                    ? matcher.matches(selector, element, rightmostMatched: true) : matcher.matches(selector, element)
-                if matches { matched.append(id) }
+                if matcher.matches(selector, element, rightmostMatched: isHTML && rule.pointee.rightmostIsBareTag) {
+                    matched.append(id)
+                }
             }
         }
         candidateBuffer = candidates
@@ -1196,12 +1193,16 @@ final class Cascade {
                 let full = compute(winners: winners, custom: custom, parent: parent, isRoot: isRoot, language: language, pseudo: nil)
                 if isRoot { rootFontSize = full.style.fontSize }
                 var r = CascadeResult(full: intern(full))
-                let hasPseudo = matched.contains { self.index.rules[Int($0)].selector.pseudoElement != nil }
-                if hasPseudo || full.style.display == .listItem {
+                // Only list items have a marker (the user-agent sheet's `::marker` rule matches
+                // every element): a `::marker` rule gives any other element no pseudo-element.
+                let isListItem = full.style.display == .listItem
+                let hasPseudo = matched.contains { id in
+                    guard let pseudo = self.index.rules[Int(id)].selector.pseudoElement else { return false }
+                    return pseudo != .marker || isListItem
+                }
+                if hasPseudo || isListItem {
                     for kind in [PseudoElement.before, .after, .marker, .firstLetter, .firstLine] {
-                        // Only list items have a marker (the user-agent sheet's `::marker` rule
-                        // matches every element).
-                        if kind == .marker && full.style.display != .listItem { continue }
+                        if kind == .marker && !isListItem { continue }
                         for k in winners.indices { winners[k] = nil }
                         var pseudoCustom: [String: [CV]] = [:]
                         let any = cascade(rules: matched, pseudo: kind, hints: [], styleBlock: nil, winners: &winners, custom: &pseudoCustom)
